@@ -1,0 +1,58 @@
+// Which datasets exist, what is loaded, and how old it is (the health `datasets` object).
+import type { Db } from '../platform/sqlite.js';
+
+/** Dataset names as the health resource shows them. */
+export const HEALTH_DATASETS = ['geo', 'oui', 'asn', 'rdap_bootstrap', 'ct_logs'] as const;
+export type HealthDatasetName = (typeof HEALTH_DATASETS)[number];
+
+export interface DatasetStatus {
+  loaded: boolean;
+  dataset: string | null;
+  source: string | null;
+  built_at: string | null;
+  loaded_at: string | null;
+  age_seconds: number | null;
+  records: number | null;
+  stale: boolean;
+  last_error: string | null;
+}
+
+interface DatasetRow {
+  name: string;
+  source: string | null;
+  version: string | null;
+  built_at: string | null;
+  loaded_at: string | null;
+  records: number | null;
+  last_error: string | null;
+}
+
+export class Datasets {
+  constructor(private readonly db: Db, private readonly staleAfterSeconds: number) {}
+
+  status(now = Date.now()): Record<HealthDatasetName, DatasetStatus> {
+    const rows = new Map(
+      (this.db.prepare('SELECT name, source, version, built_at, loaded_at, records, last_error FROM dataset').all() as DatasetRow[]).map((r) => [r.name, r]),
+    );
+    const out = {} as Record<HealthDatasetName, DatasetStatus>;
+    for (const name of HEALTH_DATASETS) out[name] = this.describe(rows.get(name), now);
+    return out;
+  }
+
+  private describe(row: DatasetRow | undefined, now: number): DatasetStatus {
+    const loaded = row !== undefined && row.loaded_at !== null && (row.records ?? 0) > 0;
+    const ref = row?.built_at ?? row?.loaded_at ?? null;
+    const age = ref === null ? null : Math.max(0, Math.round((now - Date.parse(ref)) / 1000));
+    return {
+      loaded,
+      dataset: row?.version ?? null,
+      source: row?.source ?? null,
+      built_at: row?.built_at ?? null,
+      loaded_at: row?.loaded_at ?? null,
+      age_seconds: age,
+      records: row?.records ?? null,
+      stale: !loaded || (age !== null && age > this.staleAfterSeconds),
+      last_error: row?.last_error ?? null,
+    };
+  }
+}

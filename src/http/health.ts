@@ -1,0 +1,26 @@
+// GET / (API.md "GET /"): name, version, status, docs, endpoints, datasets, uptime.
+import type { AppContext } from '../context.js';
+import { ENDPOINTS } from '../lookups/types.js';
+
+export interface HealthState {
+  readonly startedAt: number;
+  draining: boolean;
+  /** Requests being answered now; shutdown waits for it to reach 0. */
+  inflight: number;
+}
+
+const ENDPOINT_LIST = ENDPOINTS.map((e) => e.health);
+
+export function healthBody(ctx: AppContext, state: HealthState, docs: string): Record<string, unknown> {
+  const datasets = ctx.datasets.status();
+  const healthy = Object.values(datasets).every((d) => d.loaded && !d.stale);
+  return {
+    name: 'netintel',
+    version: 'v1',
+    status: state.draining ? 'draining' : healthy ? 'operational' : 'degraded',
+    docs,
+    endpoints: ENDPOINT_LIST,
+    datasets,
+    uptime_seconds: Math.floor((Date.now() - state.startedAt) / 1000),
+  };
+}

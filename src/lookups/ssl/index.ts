@@ -1,0 +1,14 @@
+// Placeholder until the ssl lookup lands: answers 501 with the JSON error body, never fake data.
+import type { AppContext } from '../../context.js';
+import { LookupError } from '../../http/errors.js';
+import type { Lookup } from '../types.js';
+
+export function createSslLookup(_ctx: AppContext): Lookup {
+  return {
+    name: 'ssl',
+    klass: 'network',
+    run: async () => {
+      throw new LookupError('not_implemented', 'The ssl lookup is not available in this build yet');
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// The contract between the HTTP layer (and the CLI) and each lookup module.
+
+export type LookupName = 'ip' | 'dns' | 'whois' | 'ssl' | 'ping' | 'mac' | 'asn';
+
+/** Rate-limit class of a lookup (API.md "Authentication and limits"). */
+export type LookupClass = 'local' | 'network';
+
+export interface LookupRequest {
+  /** The path parameter, percent-decoded once; never trimmed. */
+  readonly param: string;
+  /** Query parameters; a repeated key keeps its first value. */
+  readonly query: Readonly<Record<string, string>>;
+  /** Aborted when the request deadline passes or the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface LookupResponse {
+  readonly body: Record<string, unknown>;
+  /** Cache-Control max-age in seconds; null means `no-store`. */
+  readonly maxAge: number | null;
+}
+
+export interface Lookup {
+  readonly name: LookupName;
+  readonly klass: LookupClass;
+  run(req: LookupRequest): Promise<LookupResponse>;
+}
+
+/** Spec order of the endpoints (spec.md 2.1), with their public path templates. */
+export const ENDPOINTS: readonly { name: LookupName; klass: LookupClass; template: string; health: string }[] = [
+  { name: 'ip', klass: 'local', template: '/v1/ip/{ip}', health: 'GET /v1/ip/{ip}' },
+  { name: 'dns', klass: 'network', template: '/v1/dns/{domain}', health: 'GET /v1/dns/{domain}?type=A' },
+  { name: 'whois', klass: 'network', template: '/v1/whois/{domain}', health: 'GET /v1/whois/{domain}' },
+  { name: 'ssl', klass: 'network', template: '/v1/ssl/{domain}', health: 'GET /v1/ssl/{domain}' },
+  { name: 'ping', klass: 'network', template: '/v1/ping/{host}', health: 'GET /v1/ping/{host}' },
+  { name: 'mac', klass: 'local', template: '/v1/mac/{mac}', health: 'GET /v1/mac/{mac}' },
+  { name: 'asn', klass: 'local', template: '/v1/asn/{asn_or_ip}', health: 'GET /v1/asn/{asn_or_ip}' },
+];

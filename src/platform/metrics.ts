@@ -1,0 +1,117 @@
+// One prom-client registry per thread; every metric the daemon exports is declared here, so names stay unique.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'netintel_http_requests_total',
+    help: 'HTTP requests answered, by route template and status code',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'netintel_http_request_duration_seconds',
+    help: 'Time from request received to response sent, by route template',
+    labelNames: ['route'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly upstreamRequests = new Counter({
+    name: 'netintel_upstream_requests_total',
+    help: 'Calls to upstreams (resolvers, RDAP, WHOIS, TLS targets, ping targets), by outcome',
+    labelNames: ['upstream', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamDuration = new Histogram({
+    name: 'netintel_upstream_duration_seconds',
+    help: 'Duration of upstream calls',
+    labelNames: ['upstream'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly cacheRequests = new Counter({
+    name: 'netintel_cache_requests_total',
+    help: 'Cache look-ups, by cache and result (hit, miss, stale)',
+    labelNames: ['cache', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly datasetRefresh = new Counter({
+    name: 'netintel_dataset_refresh_total',
+    help: 'Dataset refresh attempts, by dataset and result',
+    labelNames: ['dataset', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly datasetRefreshDuration = new Histogram({
+    name: 'netintel_dataset_refresh_duration_seconds',
+    help: 'Duration of dataset refreshes',
+    labelNames: ['dataset'] as const,
+    buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+
+  readonly datasetRecords = new Gauge({
+    name: 'netintel_dataset_records',
+    help: 'Records in the active version of each dataset',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
+  });
+
+  readonly datasetBuilt = new Gauge({
+    name: 'netintel_dataset_built_timestamp_seconds',
+    help: 'Build time of the active version of each dataset (Unix seconds)',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
+  });
+
+  readonly datasetLastSuccess = new Gauge({
+    name: 'netintel_dataset_last_success_timestamp_seconds',
+    help: 'Time of the last successful load or refresh of each dataset (Unix seconds)',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rateLimited = new Counter({
+    name: 'netintel_rate_limited_total',
+    help: 'Requests refused with 429, by limit class',
+    labelNames: ['class'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestsByPlan = new Counter({
+    name: 'netintel_requests_by_plan_total',
+    help: 'Lookup requests by plan (free or a key plan)',
+    labelNames: ['plan'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'netintel_' });
+  }
+
+  /** Times an upstream call and counts its outcome ("ok" or the error code). */
+  async timeUpstream<T>(upstream: string, fn: () => Promise<T>, outcomeOf: (e: unknown) => string = errorOutcome): Promise<T> {
+    const end = this.upstreamDuration.startTimer({ upstream });
+    try {
+      const v = await fn();
+      this.upstreamRequests.inc({ upstream, outcome: 'ok' });
+      return v;
+    } catch (e) {
+      this.upstreamRequests.inc({ upstream, outcome: outcomeOf(e) });
+      throw e;
+    } finally {
+      end();
+    }
+  }
+}
+
+function errorOutcome(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[a-z_]+$/.test(code) ? code : 'error';
+}

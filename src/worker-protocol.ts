@@ -1,0 +1,20 @@
+// Messages between the main thread (data, scheduler, metrics aggregation) and the HTTP workers.
+
+export interface WorkerData {
+  readonly port: number;
+  readonly index: number;
+  /** Metrics are served on their own port by the main thread. */
+  readonly metricsOnMain: boolean;
+}
+
+export type MainToWorker =
+  | { type: 'drain' }
+  | { type: 'metrics-request'; id: number }
+  | { type: 'metrics-text'; id: number; text: string }
+  | { type: 'dataset-changed'; name: string };
+
+export type WorkerToMain =
+  | { type: 'listening' }
+  | { type: 'failed'; message: string }
+  | { type: 'metrics-response'; id: number; metrics: object[] }
+  | { type: 'metrics-query'; id: number };

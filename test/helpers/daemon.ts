@@ -1,0 +1,91 @@
+// Starts the built daemon (dist/cli.js serve) as a child process on a free port, with its own data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const CLI = path.join(ROOT, 'dist/cli.js');
+
+export interface Daemon {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly proc: ChildProcess;
+  /** Every stdout line parsed as JSON (pino), in order. */
+  readonly logs: Record<string, unknown>[];
+  readonly stderr: string[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export interface DaemonOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** Wait this long for the "listening" line. */
+  timeoutMs?: number;
+}
+
+export function tempDir(prefix = 'netintel-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '/tmp',
+    NETINTEL_HOST: '127.0.0.1',
+    NETINTEL_PORT: '0',
+    NETINTEL_DATA_DIR: dataDir,
+    NETINTEL_WORKERS: '1',
+    NETINTEL_DRAIN_DELAY_MS: '0',
+    NETINTEL_IMPORT_DEFAULTS: 'false',
+    NETINTEL_LOG_LEVEL: 'info',
+    ...opts.env,
+  };
+  const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: Record<string, unknown>[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  let buf = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in time; logs:\n${JSON.stringify(logs)}\n${stderr.join('')}`)), opts.timeoutMs ?? 60_000);
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          if (entry['step'] === 'listening') {
+            clearTimeout(timer);
+            resolve(entry['port'] as number);
+          }
+        } catch {
+          stderr.push(`(stdout, not JSON) ${line}\n`);
+        }
+      }
+    });
+    proc.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening: ${stderr.join('')}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    logs,
+    stderr,
+    exited,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
