@@ -6,22 +6,23 @@ import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { Datasets } from './datasets/registry.js';
+import { Datasets, type DatasetShare } from './datasets/registry.js';
+import { createGateShare } from './http/gate.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openDatabase } from './platform/sqlite.js';
 import { claimPort } from './platform/port.js';
-import type { MainToWorker, WorkerToMain } from './worker-protocol.js';
+import type { MainToWorker, WorkerData, WorkerToMain } from './worker-protocol.js';
 
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'netintel.db');
 }
 
 /** Opens the store and the datasets: the same context serves HTTP workers and the CLI. */
-export function createContext(config: Config, log: Logger, metrics = new Metrics()): AppContext {
+export function createContext(config: Config, log: Logger, metrics = new Metrics(), datasetShare: DatasetShare = null): AppContext {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const db = openDatabase(databasePath(config));
-  const datasets = new Datasets(db, config.staleAfter);
+  const datasets = new Datasets(db, config.staleAfter, datasetShare);
   return { config, log, metrics, db, datasets };
 }
 
@@ -37,8 +38,14 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   const ctx = createContext(config, log);
   log.info({ step: 'store', file: databasePath(config), ms: Date.now() - t0 }, 'store opened');
 
+  // datasets: first-start default import and loading happen here (src/datasets).
   const port = await claimPort(config.host, config.port);
+  const datasetShare = ctx.datasets.share();
+  const gateShare = createGateShare(config);
   const workers: Worker[] = [];
+  ctx.datasets.onActivated((name, share) => {
+    for (const w of workers) w.postMessage({ type: 'dataset-changed', name, share } satisfies MainToWorker);
+  });
   let metricsServer: http.Server | null = null;
   let stopping = false;
   let stopped: Promise<void> | null = null;
@@ -83,7 +90,7 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   await Promise.all(
     Array.from({ length: config.workers }, (_, index) =>
       new Promise<void>((resolve, reject) => {
-        const w = new Worker(workerUrl, { workerData: { port, index, metricsOnMain: config.metricsPort !== null } });
+        const w = new Worker(workerUrl, { workerData: { port, index, metricsOnMain: config.metricsPort !== null, datasets: datasetShare, gate: gateShare } satisfies WorkerData });
         workers.push(w);
         w.on('message', (msg: WorkerToMain) => {
           if (msg.type === 'listening') resolve();

@@ -5,13 +5,17 @@ export interface WorkerData {
   readonly index: number;
   /** Metrics are served on their own port by the main thread. */
   readonly metricsOnMain: boolean;
+  /** Datasets.share() of the main thread. */
+  readonly datasets: unknown;
+  /** createGateShare() of the main thread. */
+  readonly gate: unknown;
 }
 
 export type MainToWorker =
   | { type: 'drain' }
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-text'; id: number; text: string }
-  | { type: 'dataset-changed'; name: string };
+  | { type: 'dataset-changed'; name: string; share: unknown };
 
 export type WorkerToMain =
   | { type: 'listening' }

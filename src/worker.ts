@@ -3,7 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from './config.js';
 import { createContext } from './main.js';
 import { createHttpServer } from './http/server.js';
-import { openGate } from './http/gate.js';
+import { createGate } from './http/gate.js';
+import { Metrics } from './platform/metrics.js';
 import { createLookups } from './lookups/index.js';
 import { createLogger, flushLogger } from './platform/logger.js';
 import type { MainToWorker, WorkerData, WorkerToMain } from './worker-protocol.js';
@@ -16,7 +17,7 @@ const config = loadConfig();
 const log = createLogger(config.logLevel).child({ worker: data.index });
 
 async function start(): Promise<void> {
-  const ctx = createContext(config, log);
+  const ctx = createContext(config, log, new Metrics(), data.datasets);
   const health = { startedAt: Date.now(), draining: false, inflight: 0 };
   const pendingText = new Map<number, (t: string) => void>();
   let nextId = 1;
@@ -29,7 +30,7 @@ async function start(): Promise<void> {
           post({ type: 'metrics-query', id });
         });
 
-  const app = createHttpServer({ ctx, lookups: createLookups(ctx), health, gate: openGate, metricsText });
+  const app = createHttpServer({ ctx, lookups: createLookups(ctx), health, gate: createGate(ctx, data.gate), metricsText });
   await app.listen(data.port, config.host);
 
   port.on('message', (msg: MainToWorker) => {
@@ -42,6 +43,7 @@ async function start(): Promise<void> {
         pendingText.delete(msg.id);
         return;
       case 'dataset-changed':
+        ctx.datasets.reload(msg.name, msg.share);
         return;
       case 'drain':
         void drain();

@@ -27,8 +27,26 @@ interface DatasetRow {
   last_error: string | null;
 }
 
+/** What the main thread hands to HTTP workers so they can read datasets without loading them again. */
+export type DatasetShare = unknown;
+
 export class Datasets {
-  constructor(private readonly db: Db, private readonly staleAfterSeconds: number) {}
+  constructor(private readonly db: Db, private readonly staleAfterSeconds: number, _share: DatasetShare = null) {}
+
+  /** Main thread: the shareable form of the loaded datasets, for workerData. */
+  share(): DatasetShare {
+    return null;
+  }
+
+  private readonly activatedListeners: ((name: string, share: DatasetShare) => void)[] = [];
+
+  /** Main thread: called after a dataset version is activated, so workers can swap too. */
+  onActivated(listener: (name: string, share: DatasetShare) => void): void {
+    this.activatedListeners.push(listener);
+  }
+
+  /** A dataset was activated elsewhere (main thread, CLI import): swap to its new version. */
+  reload(_name: string, _share: DatasetShare = null): void {}
 
   status(now = Date.now()): Record<HealthDatasetName, DatasetStatus> {
     const rows = new Map(
