@@ -1,5 +1,6 @@
 // Which datasets exist, what is loaded, and how old it is (the health `datasets` object).
 import type { Db } from '../platform/sqlite.js';
+import type { AsnSource, GeoSource, OuiSource, PrefixSource } from './types.js';
 
 /** Dataset names as the health resource shows them. */
 export const HEALTH_DATASETS = ['geo', 'oui', 'asn', 'rdap_bootstrap', 'ct_logs'] as const;
@@ -32,6 +33,20 @@ export type DatasetShare = unknown;
 
 export class Datasets {
   constructor(private readonly db: Db, private readonly staleAfterSeconds: number, _share: DatasetShare = null) {}
+
+  /** Current snapshots; null while a dataset has never been loaded. Read once per lookup. */
+  get geo(): GeoSource | null {
+    return null;
+  }
+  get prefixes(): PrefixSource | null {
+    return null;
+  }
+  get asns(): AsnSource | null {
+    return null;
+  }
+  get oui(): OuiSource | null {
+    return null;
+  }
 
   /** Main thread: the shareable form of the loaded datasets, for workerData. */
   share(): DatasetShare {
