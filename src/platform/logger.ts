@@ -4,7 +4,7 @@ import type { LogLevel } from '../config.js';
 export type { Logger };
 
 // JSON to stdout only: journald collects it, and pino transports do not work inside the single executable.
-export function createLogger(level: LogLevel, destination: pino.DestinationStream = pino.destination({ sync: false, minLength: 4096 })): Logger {
+export function createLogger(level: LogLevel, destination: pino.DestinationStream = pino.destination({ sync: false })): Logger {
   return pino(
     {
       level,
