@@ -92,7 +92,13 @@ export class Metrics {
   });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
-    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'netintel_' });
+    if (opts.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'netintel_' });
+      // These gauges end in _total, which Prometheus reserves for counters (promtool check metrics fails on them).
+      for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+        this.registry.removeSingleMetric(`netintel_${name}`);
+      }
+    }
   }
 
   /** Times an upstream call and counts its outcome ("ok" or the error code). */

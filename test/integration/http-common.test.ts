@@ -134,6 +134,7 @@ describe('common HTTP rules', () => {
   });
 
   it('exports Prometheus metrics labelled by route template', async () => {
+    await fetch(`${d.url}/`);
     await fetch(`${d.url}/v1/ip/8.8.8.8`);
     await fetch(`${d.url}/v1/mac/00:11:22:33:44:55`);
     const res = await fetch(`${d.url}/metrics`);
