@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from './config.js';
 import { createContext } from './main.js';
 import { createHttpServer } from './http/server.js';
-import { createGate } from './http/gate.js';
+import { createGate, type GateShare } from './http/gate.js';
 import { Metrics } from './platform/metrics.js';
 import { createLookups } from './lookups/index.js';
 import { createLogger, flushLogger } from './platform/logger.js';
@@ -30,7 +30,8 @@ async function start(): Promise<void> {
           post({ type: 'metrics-query', id });
         });
 
-  const app = createHttpServer({ ctx, lookups: createLookups(ctx), health, gate: createGate(ctx, data.gate), metricsText });
+  const gate = createGate(ctx, data.gate as GateShare | null);
+  const app = createHttpServer({ ctx, lookups: createLookups(ctx), health, gate, metricsText });
   await app.listen(data.port, config.host);
 
   port.on('message', (msg: MainToWorker) => {
@@ -60,9 +61,12 @@ async function start(): Promise<void> {
     while (health.inflight > 0 && Date.now() < deadline) await sleep(20);
     // hyper-express close() leaves keep-alive sockets open; the uWS app close ends them.
     (app.uws_instance as unknown as { close(): void }).close();
+    gate.close(); // writes pending API key usage while the store is still open
     ctx.db.close();
     flushLogger(log);
-    process.exit(0);
+    // Closing the port lets the thread end once its loop is empty (process.exit would skip profilers' and
+    // libraries' exit work); main terminates a worker that lingers past its deadline.
+    port.close();
   }
 
   post({ type: 'listening' });

@@ -11,6 +11,19 @@ export interface HealthState {
 
 const ENDPOINT_LIST = ENDPOINTS.map((e) => e.health);
 
+let cached: { docs: string; at: number; draining: boolean; text: string } | null = null;
+
+/**
+ * The serialised health body, rebuilt at most once a second: health is polled hard by load balancers and
+ * its dataset summary reads the store.
+ */
+export function healthText(ctx: AppContext, state: HealthState, docs: string, now = Date.now()): string {
+  if (cached === null || cached.docs !== docs || cached.draining !== state.draining || now - cached.at >= 1000) {
+    cached = { docs, at: now, draining: state.draining, text: JSON.stringify(healthBody(ctx, state, docs)) };
+  }
+  return cached.text;
+}
+
 export function healthBody(ctx: AppContext, state: HealthState, docs: string): Record<string, unknown> {
   const datasets = ctx.datasets.status();
   const healthy = Object.values(datasets).every((d) => d.loaded && !d.stale);

@@ -5,10 +5,11 @@ import HyperExpress from 'hyper-express';
 import type { AppContext } from '../context.js';
 import { ENDPOINTS, type Lookup, type LookupName } from '../lookups/types.js';
 import { GENERIC_INTERNAL, LookupError, errorBody, isLookupError, quote } from './errors.js';
-import { healthBody, type HealthState } from './health.js';
+import { healthText, type HealthState } from './health.js';
 import { docsHtml } from './docs.js';
 import { openApiDocument } from './openapi.js';
 import type { Gate } from './gate.js';
+import { requestShapeError } from './request-limits.js';
 
 export const MAX_PATH_BYTES = 2048;
 
@@ -61,6 +62,8 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
     let route: RouteLabel = 'unmatched';
     let status = 500;
     const extra: Record<string, string> = {};
+    // Set when the request carried bytes we did not read: the connection must not be reused.
+    let closeConnection = false;
 
     const send = (code: number, body: string, contentType: string, cacheControl: string): void => {
       status = code;
@@ -71,7 +74,7 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
       res.header('x-request-id', requestId);
       res.header('cache-control', cacheControl);
       res.header('content-type', contentType);
-      res.send(body);
+      res.send(body, closeConnection);
     };
     const sendError = (e: LookupError): void => {
       for (const [k, v] of Object.entries(e.headers)) extra[k.toLowerCase()] = v;
@@ -84,6 +87,12 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
       if (Buffer.byteLength(rawPath) > MAX_PATH_BYTES) {
         route = 'too_long';
         throw new LookupError('uri_too_long', `Path too long: at most ${MAX_PATH_BYTES} bytes are accepted`);
+      }
+      const shapeError = requestShapeError(req.headers);
+      if (shapeError !== null) {
+        route = 'bad_request';
+        closeConnection = true;
+        throw shapeError;
       }
       if (method === 'OPTIONS') {
         route = 'preflight';
@@ -107,9 +116,8 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
 
       if (rawPath === '/') {
         route = '/';
-        const body = healthBody(ctx, deps.health, docsUrlFor(req));
         if (deps.health.draining) extra['retry-after'] = '5';
-        send(deps.health.draining ? 503 : 200, JSON.stringify(body), JSON_TYPE, 'no-store');
+        send(deps.health.draining ? 503 : 200, healthText(ctx, deps.health, docsUrlFor(req)), JSON_TYPE, 'no-store');
         return;
       }
       if (rawPath === '/docs' || rawPath === '/docs/') {
@@ -144,11 +152,11 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
       }
       route = endpoint.template;
       const lookup = deps.lookups[endpoint.name];
-      const param = decodeParam(m[2] ?? '', endpoint.name);
-
+      // Admission comes before any parsing, so malformed requests are rate limited too.
       const gateResult = deps.gate.admit(endpoint.klass, req);
       for (const k in gateResult.headers) extra[k] = gateResult.headers[k]!;
       if (gateResult.error !== null) throw gateResult.error;
+      const param = decodeParam(m[2] ?? '', endpoint.name);
       if (deps.health.draining) throw new LookupError('draining', 'The daemon is shutting down; retry shortly', { 'retry-after': '5' });
 
       const controller = new AbortController();
@@ -158,7 +166,8 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
         ctx.config.requestTimeoutMs,
       );
       try {
-        const result = await raceAbort(lookup.run({ param, query: queryOf(req), signal: controller.signal }), controller.signal);
+        const query = queryOf(req);
+        const result = await raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: controller.signal })), controller.signal);
         const cacheControl = result.maxAge === null ? 'no-store' : `public, max-age=${Math.max(0, Math.floor(result.maxAge))}`;
         send(200, JSON.stringify(result.body), JSON_TYPE, cacheControl);
       } finally {
