@@ -36,6 +36,10 @@ export interface Config {
   readonly rateLimitNetwork: number;
   readonly trustedProxies: readonly Cidr[];
   readonly authRequired: boolean;
+  /** Slots of the shared free-tier rate-limit table (fixed memory, ~20 bytes each). */
+  readonly rateLimitEntries: number;
+  /** Daily allowance per key plan; 0 = unlimited. */
+  readonly planDaily: { readonly developer: number; readonly pro: number; readonly business: number };
   readonly staleAfter: number;
   readonly refreshSchedule: string;
   readonly refreshTz: string;
@@ -124,6 +128,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitNetwork: r.int('NETINTEL_RATE_LIMIT_NETWORK', 60, 0, 100_000_000),
     trustedProxies: r.cidrList('NETINTEL_TRUSTED_PROXIES', []),
     authRequired: r.bool('NETINTEL_AUTH_REQUIRED', false),
+    rateLimitEntries: r.int('NETINTEL_RATE_LIMIT_ENTRIES', 131_072, 64, 16_777_216),
+    planDaily: {
+      developer: r.int('NETINTEL_PLAN_DEVELOPER_DAILY', 10_000, 0, 1_000_000_000),
+      pro: r.int('NETINTEL_PLAN_PRO_DAILY', 100_000, 0, 1_000_000_000),
+      business: r.int('NETINTEL_PLAN_BUSINESS_DAILY', 0, 0, 1_000_000_000),
+    },
     staleAfter: r.int('NETINTEL_STALE_AFTER', 604800, 1, 10 * 365 * 86400),
     refreshSchedule: r.cron('NETINTEL_REFRESH_SCHEDULE', '30 3 * * *'),
     refreshTz: r.timezone('NETINTEL_REFRESH_TZ', 'UTC'),

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openDatabase } from './platform/sqlite.js';
 import { claimPort } from './platform/port.js';
+import { isSea, workerSource } from './platform/runtime.js';
 import type { MainToWorker, WorkerData, WorkerToMain } from './worker-protocol.js';
 
 export function databasePath(config: Config): string {
@@ -39,6 +40,7 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   log.info({ step: 'store', file: databasePath(config), ms: Date.now() - t0 }, 'store opened');
 
   // datasets: first-start default import and loading happen here (src/datasets).
+  await (await import('./datasets/defaults.js')).prepareDatasets(ctx);
   const port = await claimPort(config.host, config.port);
   const datasetShare = ctx.datasets.share();
   const gateShare = createGateShare(config);
@@ -86,11 +88,15 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
     }
   };
 
+  // The single executable has no worker.js on disk: its workers evaluate the embedded bundle, whose
+  // entry (platform/sea-entry.ts) starts worker.ts logic when it is not on the main thread.
+  const workerSrc = isSea() ? workerSource() : null;
   const workerUrl = new URL('./worker.js', import.meta.url);
   await Promise.all(
     Array.from({ length: config.workers }, (_, index) =>
       new Promise<void>((resolve, reject) => {
-        const w = new Worker(workerUrl, { workerData: { port, index, metricsOnMain: config.metricsPort !== null, datasets: datasetShare, gate: gateShare } satisfies WorkerData });
+        const workerData = { port, index, metricsOnMain: config.metricsPort !== null, datasets: datasetShare, gate: gateShare } satisfies WorkerData;
+        const w = workerSrc === null ? new Worker(workerUrl, { workerData }) : new Worker(workerSrc, { eval: true, workerData });
         workers.push(w);
         w.on('message', (msg: WorkerToMain) => {
           if (msg.type === 'listening') resolve();

@@ -8,6 +8,7 @@ import { importCommand } from './import.js';
 import { refreshCommand } from './refresh.js';
 import { keysCommand } from './keys.js';
 import { whoisCacheCommand } from './whois-cache.js';
+import { embeddedVersion } from '../platform/runtime.js';
 
 export const USAGE = `Usage: netintel <command> [options]
 
@@ -35,6 +36,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 export function version(): string {
+  // The single executable carries no package.json: its version is embedded at build time.
+  const embedded = embeddedVersion();
+  if (embedded !== null) return embedded;
   const require = createRequire(import.meta.url);
   return (require('../../package.json') as { version: string }).version;
 }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { embeddedMigrations, sqliteNativeBinding } from './runtime.js';
 
 export type Db = Database.Database;
 
@@ -13,21 +14,33 @@ export interface Migration {
 
 /** Reads migrations/NNN_name.sql files, sorted by number. */
 export function readMigrations(dir: string): Migration[] {
-  return fs
-    .readdirSync(dir)
-    .map((file) => /^(\d+)_([\w-]+)\.sql$/.exec(file))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ version: Number(m[1]), name: m[2]!, sql: fs.readFileSync(path.join(dir, m[0]), 'utf8') }))
+  return toMigrations(fs.readdirSync(dir).map((file) => ({ file, sql: () => fs.readFileSync(path.join(dir, file), 'utf8') })));
+}
+
+function toMigrations(files: readonly { file: string; sql: () => string }[]): Migration[] {
+  return files
+    .map((f) => ({ f, m: /^(\d+)_([\w-]+)\.sql$/.exec(f.file) }))
+    .filter((x): x is { f: (typeof files)[number]; m: RegExpExecArray } => x.m !== null)
+    .map(({ f, m }) => ({ version: Number(m[1]), name: m[2]!, sql: f.sql() }))
     .sort((a, b) => a.version - b.version);
+}
+
+/** The migrations shipped with this build: embedded in the single executable, else the migrations/ directory. */
+export function defaultMigrations(): Migration[] {
+  const embedded = embeddedMigrations();
+  return embedded === null ? readMigrations(defaultMigrationsDir()) : toMigrations(embedded.map((e) => ({ file: e.file, sql: () => e.sql })));
 }
 
 export function defaultMigrationsDir(): string {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../migrations');
 }
 
-export function openDatabase(file: string, migrations: readonly Migration[] = readMigrations(defaultMigrationsDir())): Db {
+export function openDatabase(file: string, migrations: readonly Migration[] = defaultMigrations()): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
+  // Inside the single executable the addon is an extracted SEA asset; elsewhere better-sqlite3 finds its own.
+  const nativeBinding = sqliteNativeBinding();
+  // (@types/better-sqlite3 declares the option as a path only; the library also accepts the loaded addon.)
+  const db = nativeBinding === undefined ? new Database(file) : new Database(file, { nativeBinding: nativeBinding as unknown as string });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');

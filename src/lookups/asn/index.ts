@@ -1,14 +1,71 @@
-// Placeholder until the asn lookup lands: answers 501 with the JSON error body, never fake data.
+// GET /v1/asn/{asn_or_ip}: glue between the query parser, the AS and prefix dataset interfaces and the result shape.
 import type { AppContext } from '../../context.js';
-import { LookupError } from '../../http/errors.js';
-import type { Lookup } from '../types.js';
+import type { AsnSource, DatasetMeta, PrefixSource } from '../../datasets/types.js';
+import { LookupError, quote } from '../../http/errors.js';
+import type { Lookup, LookupResponse } from '../types.js';
+import { RangeInfoCache } from '../ip/core.js';
+import { ASN_ACCEPTED, asnResult, asnResultForIp, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
 
-export function createAsnLookup(_ctx: AppContext): Lookup {
+export interface AsnDatasets {
+  readonly prefixes: PrefixSource | null;
+  readonly asns: AsnSource | null;
+}
+
+const MAX_AGE = 3600;
+const RETRY_AFTER = { 'retry-after': '60' };
+
+/**
+ * The answer for one parameter. An AS number is answered from whichever of the AS-names/RIR data
+ * and the prefix data is loaded (fields of a missing one are null); an IP needs the prefix data.
+ * Reserved AS numbers are answered even with no data. Nothing usable loaded: 503 `dataset_unavailable`.
+ */
+export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => AsnResult {
+  let last: [DatasetMeta | null, DatasetMeta | null, DatasetMeta | null] = [null, null, null];
+  let sources: AsnSources = { prefixes: null, as_names: null, rir: null };
+  const sourcesFor = (prefixes: DatasetMeta | null, names: DatasetMeta | null, rir: DatasetMeta | null): AsnSources => {
+    if (prefixes !== last[0] || names !== last[1] || rir !== last[2]) {
+      last = [prefixes, names, rir];
+      sources = { prefixes, as_names: names, rir };
+    }
+    return sources;
+  };
+
+  // Range bounds parsed once per range; the name comes from the range's organisation only, since
+  // the AS-names record is reported in its own fields.
+  const ranges = new RangeInfoCache(() => null);
+
+  return (param) => {
+    const q = parseAsnQuery(param);
+    if (q === null) throw new LookupError('invalid_asn', `Invalid ASN query: ${quote(param)} is not ${ASN_ACCEPTED}`);
+    const prefixes = datasets.prefixes;
+    const asns = datasets.asns;
+    const source = sourcesFor(prefixes?.meta ?? null, asns?.names ?? null, asns?.registry ?? null);
+    if (q.kind === 'asn') {
+      if (prefixes === null && asns === null && !isReservedAsn(q.asn)) {
+        throw new LookupError('dataset_unavailable', 'The AS-names, registry and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
+      }
+      return asnResult(param, q.asn, asns?.get(q.asn) ?? null, prefixes?.prefixCounts(q.asn) ?? null, source);
+    }
+    if (prefixes === null) {
+      throw new LookupError('dataset_unavailable', 'The prefix dataset is not loaded yet; retry later', RETRY_AFTER);
+    }
+    const match = prefixes.lookup(q.ip.text);
+    const info = match === null ? null : ranges.get(match, null);
+    const covered = info !== null && info.asn !== 0;
+    return asnResultForIp(
+      param, q.ip, info,
+      covered ? (asns?.get(info.asn) ?? null) : null,
+      covered ? prefixes.prefixCounts(info.asn) : null,
+      source,
+    );
+  };
+}
+
+export function createAsnLookup(ctx: AppContext): Lookup {
+  const answer = createAsnAnswerer(ctx.datasets);
   return {
     name: 'asn',
     klass: 'local',
-    run: async () => {
-      throw new LookupError('not_implemented', 'The asn lookup is not available in this build yet');
-    },
+    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: MAX_AGE }),
   };
 }

@@ -1,14 +1,150 @@
-// Placeholder until the dns lookup lands: answers 501 with the JSON error body, never fake data.
+// GET /v1/dns/{domain}?type=: validation, the TTL cache with single-flight, and the response shape.
+// The network is behind DnsResolver (resolver.ts) and the transports (transports.ts).
+//
+// The cache lives in memory, per worker thread, keyed by (ASCII name, type). Hits show the records'
+// TTLs counted down and `cached: true`; Cache-Control max-age is the entry's remaining lifetime.
+import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
 import { LookupError } from '../../http/errors.js';
-import type { Lookup } from '../types.js';
+import { createHttpAgent } from '../../platform/fetch.js';
+import { ConcurrencyLimiter } from '../../platform/limiter.js';
+import { LruCache } from '../../platform/lru-cache.js';
+import type { Metrics } from '../../platform/metrics.js';
+import { SingleFlight } from '../../platform/single-flight.js';
+import { parseDomainName, type DomainName } from '../domain-name.js';
+import type { Lookup, LookupRequest, LookupResponse } from '../types.js';
+import { ageRecords, cacheTtl } from './cache-policy.js';
+import { parseQueryType } from './query-type.js';
+import { DnsResolver, type Resolution } from './resolver.js';
+import { parseResolverUrl } from './resolver-url.js';
+import { createTransport } from './transports.js';
+import { rcodeName, type DnsRecord, type QueryType } from './types.js';
 
-export function createDnsLookup(_ctx: AppContext): Lookup {
+/** Entries kept in the answer cache (LRU beyond this). */
+export const DNS_CACHE_ENTRIES = 10_000;
+/** Upstream flights at once; more wait in a queue of 4× this, beyond which 503 `overloaded`. */
+export const DNS_MAX_CONCURRENT = 256;
+
+interface Fetched {
+  readonly resolution: Resolution;
+  /** Clock milliseconds when the answer arrived. */
+  readonly fetchedAt: number;
+  /** Cacheable lifetime in seconds, or null when the answer must not be cached. */
+  readonly ttl: number | null;
+}
+
+export interface DnsServiceOptions {
+  readonly resolver: DnsResolver;
+  readonly metrics: Metrics;
+  /** NETINTEL_DNS_MAX_TTL: cap on cache lifetime in seconds (0 disables caching). */
+  readonly maxTtl: number;
+  /** Bound on one upstream flight (all resolvers together), in milliseconds. */
+  readonly flightTimeoutMs: number;
+  readonly cacheEntries?: number;
+  readonly now?: () => number;
+}
+
+export class DnsService {
+  private readonly cache: LruCache<string, Fetched>;
+  private readonly flights = new SingleFlight<Fetched>();
+  private readonly limiter = new ConcurrencyLimiter(DNS_MAX_CONCURRENT, DNS_MAX_CONCURRENT * 4);
+  private readonly now: () => number;
+
+  constructor(private readonly opts: DnsServiceOptions) {
+    this.now = opts.now ?? Date.now;
+    this.cache = new LruCache({ maxEntries: opts.cacheEntries ?? DNS_CACHE_ENTRIES, now: this.now });
+  }
+
+  async lookup(domain: DomainName, type: QueryType, signal: AbortSignal): Promise<LookupResponse> {
+    const started = performance.now();
+    const key = `${type} ${domain.ascii}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.opts.metrics.cacheRequests.inc({ cache: 'dns', result: 'hit' });
+      const elapsed = Math.floor((this.now() - hit.value.fetchedAt) / 1000);
+      const maxAge = Math.max(0, (hit.value.ttl ?? 0) - elapsed);
+      return { body: this.body(domain, type, hit.value, elapsed, true, started), maxAge };
+    }
+    this.opts.metrics.cacheRequests.inc({ cache: 'dns', result: 'miss' });
+    // The flight is shared, so it is bounded by its own deadline, not by the first caller's signal;
+    // each caller still stops waiting when its own signal fires.
+    const fetched = await raceSignal(this.flights.run(key, () => this.resolveAndStore(key, domain, type)), signal);
+    return { body: this.body(domain, type, fetched, 0, false, started), maxAge: fetched.ttl };
+  }
+
+  private resolveAndStore(key: string, domain: DomainName, type: QueryType): Promise<Fetched> {
+    return this.limiter.run(async () => {
+      const resolution = await this.opts.resolver.resolve({ name: domain.ascii, type }, AbortSignal.timeout(this.opts.flightTimeoutMs));
+      const ttl = cacheTtl(resolution.answer, this.opts.maxTtl);
+      const fetched: Fetched = { resolution, fetchedAt: this.now(), ttl };
+      if (ttl !== null && ttl > 0) this.cache.set(key, fetched, ttl * 1000);
+      return fetched;
+    });
+  }
+
+  private body(domain: DomainName, type: QueryType, f: Fetched, elapsed: number, cached: boolean, started: number): Record<string, unknown> {
+    const { answer, resolver, protocol } = f.resolution;
+    const records: DnsRecord[] = ageRecords(answer.answers, elapsed);
+    const authority: DnsRecord[] = ageRecords(answer.authority.filter((r) => r.type === 'SOA'), elapsed);
+    return {
+      domain: domain.ascii,
+      unicode_domain: domain.unicode,
+      type,
+      status: rcodeName(answer.rcode),
+      authenticated: answer.authenticated,
+      records,
+      authority,
+      resolver,
+      query_time_ms: Math.round((performance.now() - started) * 100) / 100,
+      cached,
+      source: { dns: { resolver, protocol, queried_at: new Date(f.fetchedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+    };
+  }
+}
+
+function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}
+
+// The HTTP layer aborts with a LookupError of its own; a bare timeout (e.g. the CLI's) becomes a 504.
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof LookupError ? signal.reason : new LookupError('upstream_timeout', 'The DNS lookup did not finish in time');
+}
+
+export function createDnsService(ctx: AppContext): DnsService {
+  const { config } = ctx;
+  let agent: Agent | null = null;
+  // Created on first DoH use: the CLI builds every lookup, and most runs never need this one.
+  const dispatcher = (): Agent => (agent ??= createHttpAgent({ extraCa: config.extraCa, connectTimeoutMs: config.dnsTimeoutMs }));
+  const transports = config.dohUrls.map((u) => createTransport(parseResolverUrl(u), dispatcher, config.dnsTimeoutMs));
+  const resolver = new DnsResolver(transports, { timeoutMs: config.dnsTimeoutMs, metrics: ctx.metrics });
+  return new DnsService({
+    resolver,
+    metrics: ctx.metrics,
+    maxTtl: config.dnsMaxTtl,
+    // Every resolver gets its full budget once; the request deadline still applies on top.
+    flightTimeoutMs: Math.min(config.dnsTimeoutMs * transports.length + 250, config.requestTimeoutMs),
+  });
+}
+
+export function createDnsLookup(ctx: AppContext): Lookup {
+  let service: DnsService | null = null;
   return {
     name: 'dns',
     klass: 'network',
-    run: async () => {
-      throw new LookupError('not_implemented', 'The dns lookup is not available in this build yet');
+    run: async (req: LookupRequest) => {
+      const domain = parseDomainName(req.param);
+      const type = parseQueryType(req.query['type']);
+      service ??= createDnsService(ctx);
+      return service.lookup(domain, type, req.signal);
     },
   };
 }

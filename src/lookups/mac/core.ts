@@ -1,0 +1,155 @@
+// Pure core of /v1/mac: notation parsing, canonical forms, the I/G and U/L bits, and the result shape.
+import type { DatasetMeta, OuiRecord } from '../../datasets/types.js';
+
+export interface ParsedMac {
+  /** Upper-case hex digits as given: 12 for an address, 6, 7 or 9 for a prefix query. */
+  readonly hex: string;
+  /** 48 for an address; 24, 28 or 36 for a prefix query. */
+  readonly bits: 24 | 28 | 36 | 48;
+}
+
+const HEX_LENGTHS: Readonly<Record<number, 24 | 28 | 36 | 48>> = { 6: 24, 7: 28, 9: 36, 12: 48 };
+
+export const MAC_ACCEPTED =
+  'a MAC address in any case with ":", "-", "." or no separators in groups of 2, 4 or 6 hex digits ' +
+  '(00:1A:2B:3C:4D:5E, 001a.2b3c.4d5e, 001A2B-3C4D5E, 001A2B3C4D5E), or a prefix of 6, 7 or 9 hex digits (00:1A:2B, 70B3D594D)';
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/**
+ * Accepts hex digits with one kind of separator (":", "-" or ".") or none. With separators, every
+ * group has the length of the first (2, 4 or 6) except the last, which may be shorter: so
+ * "70:B3:D5:94:D", the form the `prefix` field uses, is accepted back. The digits must number 12
+ * (an address) or 6, 7 or 9 (an OUI/MA-L, MA-M or MA-S prefix). Null for anything else.
+ */
+export function parseMac(input: string): ParsedMac | null {
+  const n = input.length;
+  if (n < 6 || n > 17) return null; // "00:1a:2b:3c:4d:5e" is the longest accepted form
+  let sep = 0;
+  let groupLen = 0; // length of the first group, once a separator has been seen
+  let run = 0;
+  let hex = '';
+  for (let i = 0; i < n; i++) {
+    const c = input.charCodeAt(i);
+    if (isHex(c)) {
+      run++;
+      continue;
+    }
+    if (c !== 58 && c !== 45 && c !== 46) return null;
+    if (sep === 0) {
+      sep = c;
+      if (run !== 2 && run !== 4 && run !== 6) return null;
+      groupLen = run;
+    } else if (c !== sep || run !== groupLen) {
+      return null; // mixed separators, or a middle group of the wrong length
+    }
+    hex += input.slice(i - run, i);
+    run = 0;
+  }
+  if (run === 0 || (sep !== 0 && run > groupLen)) return null; // trailing separator or an overlong last group
+  hex += input.slice(n - run);
+  const bits = HEX_LENGTHS[hex.length];
+  if (bits === undefined) return null;
+  return { hex: hex.toUpperCase(), bits };
+}
+
+/** "70B3D594D" → "70:B3:D5:94:D" (pairs joined by ":", an odd last digit alone). */
+export function colonForm(hex: string): string {
+  let out = hex.slice(0, 2);
+  for (let i = 2; i < hex.length; i += 2) out += ':' + hex.slice(i, i + 2);
+  return out;
+}
+
+export interface MacResult {
+  mac: string;
+  prefix: string | null;
+  prefix_bits: number | null;
+  registry: string | null;
+  assigned: boolean;
+  vendor: string | null;
+  address: string | null;
+  country: string | null;
+  block: { start: string; end: string; size: number } | null;
+  multicast: boolean;
+  locally_administered: boolean;
+  randomized: boolean;
+  source: { oui: DatasetMeta | null };
+}
+
+/** The 12 hex digits the registry is searched with: the query padded with zeros, I/G bit cleared. */
+export function searchKey(mac: ParsedMac): string {
+  const first = parseInt(mac.hex.slice(0, 2), 16);
+  // IEEE assignments cover an OUI's group addresses too (01:00:5E:… is IANA's 00:00:5E), so the
+  // registry is searched with the I/G bit cleared; the reported prefix and block keep the query's bits.
+  const head = first & 1 ? (first & 0xfe).toString(16).toUpperCase().padStart(2, '0') : mac.hex.slice(0, 2);
+  return (head + mac.hex.slice(2)).padEnd(12, '0');
+}
+
+function blockOf(hex: string, bits: number): { start: string; end: string; size: number } {
+  const digits = bits / 4;
+  const head = hex.slice(0, digits);
+  return {
+    start: colonForm(head.padEnd(12, '0')),
+    end: colonForm(head.padEnd(12, 'F')),
+    size: 2 ** (48 - bits),
+  };
+}
+
+/**
+ * Shapes the answer. `record` is the registry's longest match for searchKey(mac) (null when none
+ * or when the registry is not loaded). Documented choices:
+ * - `mac` is the canonical colon form of what was asked: six octets for an address, and for a
+ *   prefix query the prefix itself in the same notation as `prefix` ("70:B3:D5", "70:B3:D5:94:D").
+ * - A locally administered unicast address is `randomized: true` and `assigned: false` (API.md),
+ *   unless a CID assignment covers it: then it is a company's extended local identifier, not random.
+ * - A prefix query shorter than the assignment found (e.g. "70B3D5", whose 24 bits the IEEE split
+ *   into MA-S blocks) does not name one assignee: `assigned: true`, vendor fields null, and
+ *   `prefix`/`block` describe the queried prefix.
+ */
+export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): MacResult {
+  const first = parseInt(mac.hex.slice(0, 2), 16);
+  const multicast = (first & 1) === 1;
+  const local = (first & 2) === 2;
+  const source = { oui: meta };
+  const canonical = colonForm(mac.hex);
+  const cid = record !== null && record.registry === 'CID';
+
+  if (local && !multicast && !cid) {
+    return {
+      mac: canonical, prefix: null, prefix_bits: null, registry: null, assigned: false,
+      vendor: null, address: null, country: null, block: null,
+      multicast, locally_administered: local, randomized: true, source,
+    };
+  }
+  if (record === null) {
+    return {
+      mac: canonical, prefix: null, prefix_bits: null, registry: null, assigned: false,
+      vendor: null, address: null, country: null, block: null,
+      multicast, locally_administered: local, randomized: false, source,
+    };
+  }
+  if (record.bits > mac.bits) {
+    return {
+      mac: canonical, prefix: colonForm(mac.hex), prefix_bits: mac.bits, registry: null, assigned: true,
+      vendor: null, address: null, country: null, block: blockOf(mac.hex, mac.bits),
+      multicast, locally_administered: local, randomized: false, source,
+    };
+  }
+  return {
+    mac: canonical,
+    prefix: colonForm(mac.hex.slice(0, record.bits / 4)),
+    prefix_bits: record.bits,
+    registry: record.registry,
+    assigned: true,
+    vendor: record.vendor,
+    address: record.address,
+    country: record.country,
+    block: blockOf(mac.hex, record.bits),
+    multicast,
+    locally_administered: local,
+    randomized: false,
+    source,
+  };
+}

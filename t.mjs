@@ -1,0 +1,11 @@
+const t0 = Date.now();
+const { createHttpAgent } = await import('/work/main/dist/platform/fetch.js');
+const { RdapClient } = await import('/work/main/dist/lookups/whois/rdap-client.js');
+const t1 = Date.now();
+const agent = createHttpAgent({ extraCa: null, connectTimeoutMs: 5000 });
+const c = new RdapClient({ dispatcher: agent, timeoutMs: 5000, maxBytes: 1e6 });
+const t2 = Date.now();
+const r = await c.domain('http://127.0.0.1:18089/', 'x.com');
+const t3 = Date.now();
+console.log('import', t1 - t0, 'agent', t2 - t1, 'fetch', t3 - t2, r.kind);
+process.on('exit', () => console.log('exit at', Date.now() - t0));
