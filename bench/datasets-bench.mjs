@@ -33,16 +33,20 @@ const results = {};
   const v6 = Array.from({ length: 100_000 }, () => `2${rand(16).toString(16)}0${rand(16).toString(16)}:${rand(65536).toString(16)}:${rand(65536).toString(16)}::${rand(65536).toString(16)}`);
   const ouiKeys = ctx.db.prepare('SELECT prefix FROM oui').pluck().all();
   const macs = Array.from({ length: 100_000 }, () => (ouiKeys[rand(ouiKeys.length)] + '000000000').slice(0, 6) + rand(0xffffff).toString(16).toUpperCase().padStart(6, '0'));
+  // Wall-clock and CPU rates: the machine is shared, so CPU time is the fairer figure under load.
   const rate = (label, inputs, fn) => {
     let n = 0;
     let hits = 0;
-    const end = performance.now() + 2000;
-    while (performance.now() < end) {
-      for (let i = 0; i < inputs.length; i++) if (fn(inputs[i]) !== null) hits++;
-      n += inputs.length;
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    while (performance.now() - t0 < 2000) {
+      for (let i = 0; i < 1000; i++) if (fn(inputs[(n + i) % inputs.length]) !== null) hits++;
+      n += 1000;
     }
-    const secs = 2;
-    results[label] = { per_second: Math.round(n / secs), hit_rate: +(hits / n).toFixed(3) };
+    const wall = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(c0);
+    const cpuSecs = (cpu.user + cpu.system) / 1e6;
+    results[label] = { per_wall_second: Math.round(n / wall), per_cpu_second: Math.round(n / cpuSecs), hit_rate: +(hits / n).toFixed(3) };
   };
   const prefixes = ctx.datasets.prefixes;
   const oui = ctx.datasets.oui;

@@ -20,9 +20,6 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const role = process.argv[2];
 
-if (role === '--role-resolver') await runResolver();
-else if (role === '--role-hello') await runHello(Number(process.argv[3]));
-else await main();
 
 // A tiny zone on UDP: netintel.test A (TTL 300) and zero.netintel.test A (TTL 0).
 async function runResolver() {
@@ -58,6 +55,17 @@ async function runHello(port) {
   process.stdout.write('ready\n');
 }
 
+// Children die with the bench, whatever ends it (error, Ctrl-C, an outer `timeout`).
+const children = new Set();
+function killChildren() {
+  for (const c of children) c.kill('SIGTERM');
+}
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { killChildren(); process.exit(130); });
+
+function log(msg) {
+  process.stderr.write(`[dns-bench] ${msg}\n`);
+}
+
 function arg(name, def) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
@@ -73,15 +81,19 @@ function freePort() {
 }
 
 function child(args, env = {}) {
-  const p = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  p.stderr.on('data', (c) => process.stderr.write(c));
+  children.add(p);
+  p.once('exit', () => children.delete(p));
   const firstLine = new Promise((resolve, reject) => {
     let buf = '';
+    let done = false;
     p.stdout.on('data', (c) => {
       buf += c;
       const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(buf.slice(0, nl));
+      if (nl >= 0 && !done) { done = true; resolve(buf.slice(0, nl)); }
     });
-    p.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    p.once('exit', (code) => { if (!done) reject(new Error(`${args.join(' ')} exited with ${code} before it was ready`)); });
   });
   return { proc: p, firstLine };
 }
@@ -173,17 +185,21 @@ async function main() {
     NETINTEL_DOH_URL: `udp://127.0.0.1:${dnsPort}`, NETINTEL_DRAIN_DELAY_MS: '0',
   });
   const cachedUrl = `http://127.0.0.1:${daemonPort}/v1/dns/netintel.test?type=A`;
-  const procs = [resolver.proc, hello.proc, daemon.proc];
   try {
+    log('waiting for the daemon');
     await waitForHttp(cachedUrl);
+    log('warm-up');
     const ac = (url) => autocannon({ url, connections, duration, pipelining: 1 });
     // Warm both servers briefly so JIT state is comparable.
     await autocannon({ url: `http://127.0.0.1:${helloPort}/hello`, connections, duration: 1 });
     await autocannon({ url: cachedUrl, connections, duration: 1 });
+    log(`hello server, ${duration} s`);
     const helloRes = await ac(`http://127.0.0.1:${helloPort}/hello`);
+    log(`netintel cached, ${duration} s`);
     const cachedRes = await ac(cachedUrl);
     const ratio = cachedRes.requests.average / helloRes.requests.average;
 
+    log(`uncached: ${samples} direct queries, then ${samples} through netintel`);
     const direct = stats(await directQuery(dnsPort, dns2.Packet, samples));
     const through = stats(await viaNetintel(`http://127.0.0.1:${daemonPort}/v1/dns/zero.netintel.test?type=A`, samples));
     const r2 = (x) => Math.round(x * 1000) / 1000;
@@ -208,7 +224,11 @@ async function main() {
     };
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } finally {
-    for (const p of procs) p.kill('SIGTERM');
+    killChildren();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+if (role === '--role-resolver') await runResolver();
+else if (role === '--role-hello') await runHello(Number(process.argv[3]));
+else await main();

@@ -69,8 +69,9 @@ const result = await esbuild.build({
   alias: { 'uWebSockets.js': path.join(root, 'src/platform/uws-sea-shim.cjs') },
   // ws (a hyper-express dependency) falls back to JavaScript without these optional addons.
   external: ['bufferutil', 'utf-8-validate'],
-  // A CommonJS bundle has no import.meta: give modules that derive paths from it the executable's own
-  // location (createRequire from it resolves nothing by default, so optional lookups fail cleanly).
+  // A CommonJS bundle has no import.meta: modules that derive paths from it get the executable's own
+  // location. createRequire from there searches node_modules beside and above the executable only, so
+  // the npm default-data lookup finds nothing on an installed host and says so instead of throwing.
   define: { 'import.meta.url': '__netintel_import_meta_url' },
   banner: { js: 'var __netintel_import_meta_url = require("node:url").pathToFileURL(process.execPath).href;' },
 });

@@ -63,6 +63,7 @@ export function locatePackage(pkg: string): { dir: string; version: string } | n
  */
 export async function prepareDatasets(ctx: AppContext): Promise<void> {
   const t0 = Date.now();
+  removeAbandonedStaging(ctx);
   if (ctx.config.importDefaults) {
     const todo = DEFAULT_SOURCES.filter((s) => (readDatasetRow(ctx.db, s.dataset)?.loaded_at ?? null) === null);
     if (todo.length > 0) {
@@ -94,6 +95,7 @@ export async function prepareDatasets(ctx: AppContext): Promise<void> {
   }
   const t1 = Date.now();
   ctx.datasets.loadAll();
+  publishMetrics(ctx);
   ctx.log.info({ step: 'datasets', ms: Date.now() - t1, status: summary(ctx) }, 'datasets loaded');
 }
 
@@ -101,4 +103,49 @@ function summary(ctx: AppContext): Record<string, number | null> {
   const out: Record<string, number | null> = {};
   for (const [name, s] of Object.entries(ctx.datasets.status())) out[name] = s.loaded ? s.records : null;
   return out;
+}
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Staging tables and files of imports whose process died (crash, kill -9) would otherwise stay forever. */
+function removeAbandonedStaging(ctx: AppContext): void {
+  const tables = ctx.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*_staging_*'").pluck().all() as string[];
+  for (const t of tables) {
+    const m = /_staging_(\d+)_\d+$/.exec(t);
+    if (m !== null && !pidAlive(Number(m[1]))) ctx.db.exec(`DROP TABLE IF EXISTS "${t}"`);
+  }
+  const dir = path.join(ctx.config.dataDir, 'staging');
+  let files: string[] = [];
+  try {
+    files = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const f of files) {
+    const m = /^(?:geo-)?(\d+)-/.exec(f);
+    if (m !== null && !pidAlive(Number(m[1]))) fs.rmSync(path.join(dir, f), { force: true });
+  }
+}
+
+/** Dataset gauges for what is already in the store (imports set them as they happen). */
+function publishMetrics(ctx: AppContext): void {
+  const rows = ctx.db.prepare('SELECT name, built_at, records, last_success_at FROM dataset WHERE loaded_at IS NOT NULL').all() as {
+    name: string;
+    built_at: string | null;
+    records: number | null;
+    last_success_at: string | null;
+  }[];
+  for (const r of rows) {
+    if (r.records !== null) ctx.metrics.datasetRecords.set({ dataset: r.name }, r.records);
+    if (r.built_at !== null && !Number.isNaN(Date.parse(r.built_at))) ctx.metrics.datasetBuilt.set({ dataset: r.name }, Date.parse(r.built_at) / 1000);
+    if (r.last_success_at !== null && !Number.isNaN(Date.parse(r.last_success_at))) ctx.metrics.datasetLastSuccess.set({ dataset: r.name }, Date.parse(r.last_success_at) / 1000);
+  }
 }

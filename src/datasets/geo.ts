@@ -81,17 +81,14 @@ function enName(v: unknown): string | null {
   return names === undefined || names === null ? null : str(names['en']);
 }
 
-/** float32 coordinates (37.422000885009766) → the shortest decimal that is the same float32 (37.422). */
+/**
+ * float32 coordinates (37.422000885009766) carry about 7 significant digits; 5 decimals (~1 m) is
+ * that precision at longitude scale and gives back the written value (37.422).
+ */
 function coord(v: unknown): number | null {
   const n = num(v);
   if (n === null) return null;
-  if (Math.fround(n) === n) {
-    for (let p = 1; p <= 9; p++) {
-      const short = Number(n.toPrecision(p));
-      if (Math.fround(short) === n) return short;
-    }
-  }
-  return Math.round(n * 1e6) / 1e6;
+  return Math.fround(n) === n ? Math.round(n * 1e5) / 1e5 : n;
 }
 
 /**
@@ -163,6 +160,7 @@ export class GenerationalCache<V> {
 const RECORD_CACHE = 40_000;
 // mmdb-lib's own cache, for values shared through pointers inside the data section.
 const DECODER_CACHE = 4_000;
+const IP_CACHE = 20_000;
 
 type RawReader = Reader<Record<string, unknown>>;
 
@@ -181,6 +179,8 @@ class FamilyReader {
   private readonly split: SplitReader | null;
   private readonly byPointer = new GenerationalCache<GeoRecord>(RECORD_CACHE);
   private readonly byObject = new WeakMap<object, GeoRecord>();
+  // Clients repeat: the answer per address text skips the tree walk too.
+  private readonly byIp = new GenerationalCache<GeoRecord | null>(IP_CACHE);
 
   constructor(bytes: SharedArrayBuffer) {
     this.reader = new Reader(Buffer.from(bytes), { cache: new GenerationalCache(DECODER_CACHE) });
@@ -189,6 +189,14 @@ class FamilyReader {
   }
 
   get(ip: string): GeoRecord | null {
+    const hit = this.byIp.get(ip);
+    if (hit !== undefined) return hit;
+    const rec = this.resolve(ip);
+    this.byIp.set(ip, rec);
+    return rec;
+  }
+
+  private resolve(ip: string): GeoRecord | null {
     if (this.split === null) {
       const raw = this.reader.get(ip);
       if (raw === null || typeof raw !== 'object') return null;

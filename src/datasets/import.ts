@@ -83,6 +83,7 @@ export interface DatasetImporter {
 }
 
 const importers = new Map<string, DatasetImporter>();
+const BUILT_IN = new Set(['geo', 'oui', 'rir', 'asnames', 'prefixes']);
 
 /** Other modules (RDAP bootstrap, CT logs) register theirs at module load time. */
 export function registerImporter(importer: DatasetImporter): void {
@@ -119,6 +120,9 @@ export async function importDataset(ctx: AppContext, name: string, files: readon
   ctx.log.info({ step: 'import', dataset: name, files }, `importing ${name}`);
   try {
     const result = await importer.run(ctx, files, opts);
+    // Built-in importers activate themselves; for the others, tell this thread's listeners (and
+    // refresh the health view) here.
+    if (!BUILT_IN.has(importer.name)) ctx.datasets.activated(importer.dataset);
     ctx.log.info(
       { step: 'import', dataset: name, records: result.records, rejected: result.rejectedLines.length, ms: Date.now() - started },
       `imported ${name}: ${result.records} records in ${((Date.now() - started) / 1000).toFixed(1)} s`,

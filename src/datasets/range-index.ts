@@ -148,11 +148,13 @@ export function flattenV6(starts: readonly bigint[], ends: readonly bigint[]): S
 
 // ---- Typed-array indexes (the form shared between threads) ----
 
-/** IPv4 segments: three parallel arrays. */
+/** IPv4 segments: three parallel arrays, plus a first-level table by the top 16 bits. */
 export interface V4Index {
   readonly segStart: Uint32Array;
   readonly segEnd: Uint32Array;
   readonly segRange: Int32Array;
+  /** bucket[h] = number of segments starting below h << 16 (65537 entries): narrows each search to one /16. */
+  readonly bucket: Uint32Array;
 }
 
 /** IPv6 segments: 128-bit keys as four big-endian 32-bit words, interleaved (4 words per segment). */
@@ -175,7 +177,14 @@ export function toV4Index(seg: Segments<number>, alloc: Alloc = sharedAlloc): V4
     segEnd[i] = seg.end[i]!;
     segRange[i] = seg.range[i]!;
   }
-  return { segStart, segEnd, segRange };
+  const bucket = new Uint32Array(alloc(65537 * 4), 0, 65537);
+  let k = 0;
+  for (let h = 0; h <= 65536; h++) {
+    const floor = h * 65536;
+    while (k < n && segStart[k]! < floor) k++;
+    bucket[h] = k;
+  }
+  return { segStart, segEnd, segRange, bucket };
 }
 
 export function writeV6Words(v: bigint, out: Uint32Array, at: number): void {
@@ -205,9 +214,16 @@ export function toV6Index(seg: Segments<bigint>, alloc: Alloc = sharedAlloc): V6
 /** Index of the input range owning `x`, or -1. */
 export function findV4(idx: V4Index, x: number): number {
   const s = idx.segStart;
-  let lo = 0;
-  let hi = s.length - 1;
-  if (hi < 0 || x < s[0]!) return -1;
+  // The answer is the last segment starting at or below x: among those starting inside x's /16,
+  // or else the last one starting before it.
+  const h = x >>> 16;
+  let lo = idx.bucket[h]! - 1;
+  let hi = idx.bucket[h + 1]! - 1;
+  if (hi < 0) return -1;
+  if (lo < 0) {
+    if (x < s[0]!) return -1;
+    lo = 0;
+  }
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     if (s[mid]! <= x) lo = mid;

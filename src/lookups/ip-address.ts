@@ -191,21 +191,44 @@ export function cidrWithin(ip: IpAddress, start: IpAddress, end: IpAddress): str
   if (ip.version !== start.version || ip.version !== end.version) return null;
   const a = ip.words;
   if (compareWords(start.words, a) > 0 || compareWords(a, end.words) > 0) return null;
-  const width = ip.version === 4 ? 32 : 128;
+  if (ip.version === 4) {
+    const len = v4BlockLen(a[0], start.words[0], end.words[0]);
+    return `${v4Text(v4BlockBase(a[0], len))}/${len}`;
+  }
+  const width = 128;
   const lo = [0, 0, 0, 0];
   const hi = [0, 0, 0, 0];
   // Shortest length first: the first block that fits inside the range is the largest one.
   for (let len = 0; len <= width; len++) {
     for (let k = 0; k < 4; k++) {
       const m = maskWord(len, k);
-      const wordMax = ip.version === 4 && k > 0 ? 0 : 0xffffffff;
       lo[k] = (a[k]! & m) >>> 0;
-      hi[k] = ((a[k]! | ~m) & wordMax) >>> 0;
+      hi[k] = (a[k]! | ~m) >>> 0;
     }
     if (compareWords(lo, start.words) >= 0 && compareWords(hi, end.words) <= 0) {
-      const base = ip.version === 4 ? v4Text(lo[0]!) : v6Text(lo as [number, number, number, number]);
-      return `${base}/${len}`;
+      return `${v6Text(lo as [number, number, number, number])}/${len}`;
     }
   }
   return null; // unreachable: the /width block is the address itself
+}
+
+/**
+ * IPv4 fast path of cidrWithin on plain numbers (start ≤ a ≤ end): the prefix length of the largest
+ * aligned block that holds `a` inside [start, end]. That block is one of the range's canonical CIDR
+ * blocks, so its base identifies it among every address of the range.
+ */
+export function v4BlockLen(a: number, start: number, end: number): number {
+  const width = end - start + 1;
+  if (width >= 0x100000000) return 0;
+  // No block larger than the range fits: start at the longest length whose size ≤ width.
+  for (let len = 1 + Math.clz32(width); len < 32; len++) {
+    const mask = (-1 << (32 - len)) >>> 0;
+    const base = (a & mask) >>> 0;
+    if (base >= start && (base | ~mask) >>> 0 <= end) return len;
+  }
+  return 32;
+}
+
+export function v4BlockBase(a: number, len: number): number {
+  return len === 0 ? 0 : (a & (-1 << (32 - len))) >>> 0;
 }

@@ -48,7 +48,7 @@ function cli(args: string[], dataDir: string): { code: number | null; stdout: st
 }
 
 describe('swapping datasets under load', () => {
-  it('a lookup never sees a mixed or empty answer while versions are swapped (same thread)', async () => {
+  it('a lookup never sees a mixed or empty answer while versions are swapped (same thread)', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     const ctx = context(dir);
     const files = [1, 2, 3, 4].map((v) => version(dir, v));
@@ -82,7 +82,7 @@ describe('swapping datasets under load', () => {
     expect(ctx.datasets.prefixes!.lookup('10.3.4.5')!.asn).toBe(1000 + ((6 % 4) + 1));
   });
 
-  it('a worker thread on shared memory swaps on dataset-changed and never mixes versions', async () => {
+  it('a worker thread on shared memory swaps on dataset-changed and never mixes versions', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     const ctx = context(dir);
     const files = [1, 2, 3].map((v) => version(dir, v));
@@ -135,7 +135,7 @@ describe('swapping datasets under load', () => {
 });
 
 describe('netintel import (CLI) and the daemon', () => {
-  it('imports files, reports rows and rejects, and the daemon serves them in health', async () => {
+  it('imports files, reports rows and rejects, and the daemon serves them in health', { timeout: 90_000 }, async () => {
     const dataDir = tempDir();
     const src = tempDir();
     const oui = path.join(src, 'oui.csv');

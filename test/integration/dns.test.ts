@@ -27,7 +27,7 @@ beforeAll(async () => {
   garbage = await startBadUdpServer('garbage');
   servfail = await startBadUdpServer('servfail');
   const dead = await deadUdpUrl();
-  const started = await Promise.all([
+  const settled = await Promise.allSettled([
     startDaemon({ env: { ...base, NETINTEL_DOH_URL: doh.url, NETINTEL_EXTRA_CA: ca.caFile } }),
     startDaemon({ env: { ...base, NETINTEL_DOH_URL: `${dead},${zone.udp}`, NETINTEL_DNS_MAX_TTL: '60' } }),
     startDaemon({ env: { ...base, NETINTEL_DOH_URL: doh.url } }),
@@ -35,6 +35,13 @@ beforeAll(async () => {
     startDaemon({ env: { ...base, NETINTEL_DOH_URL: garbage.url } }),
     startDaemon({ env: { ...base, NETINTEL_DOH_URL: servfail.url } }),
   ]);
+  // Stop the daemons that did start when another did not, so a failed set-up leaves no orphans.
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.stop() : null)));
+    throw failed.reason;
+  }
+  const started = settled.map((r) => (r as PromiseFulfilledResult<Daemon>).value);
   [d.doh, d.failover, d.untrusted, d.silent, d.garbage, d.servfail] = started as [Daemon, Daemon, Daemon, Daemon, Daemon, Daemon];
 }, 120_000);
 

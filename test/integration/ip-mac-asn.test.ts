@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
 import { buildMmdb, flatRecord } from '../unit/datasets/mmdb-writer.js';
@@ -34,6 +35,25 @@ function cli(dataDir: string, args: string[]): { status: number | null; stdout: 
     timeout: 60_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Random (percent-encoded) parameters: a JSON answer or 400 with the endpoint's code; 503 only without data. */
+async function randomParams(d: Daemon, noData: boolean): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('ip', 'mac', 'asn'),
+      fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF:.-%/ asAS'.split('')), maxLength: 40 })),
+      async (kind, raw) => {
+        const res = await fetch(`${d.url}/v1/${kind}/${encodeURIComponent(raw)}`, { signal: AbortSignal.timeout(10_000) });
+        const body = (await res.json()) as Record<string, unknown>;
+        const what = `${kind} ${JSON.stringify(raw)} → ${res.status} ${JSON.stringify(body).slice(0, 120)}`;
+        if (res.status === 400) expect(body['code'], what).toBe(`invalid_${kind}`);
+        else if (res.status === 503 && noData) expect(body['code'], what).toBe('dataset_unavailable');
+        else expect(res.status, what).toBe(200);
+      },
+    ),
+    { numRuns: 300 },
+  );
 }
 
 describe('no data loaded', () => {
@@ -125,6 +145,10 @@ describe('no data loaded', () => {
         await res.arrayBuffer();
       }
     }
+  });
+
+  it('property: random parameters never give a 5xx other than 503 dataset_unavailable', async () => {
+    await randomParams(d, true);
   });
 
   it('the CLI prints the same JSON', () => {
@@ -277,6 +301,10 @@ describe.skipIf(!importable)('generated datasets', () => {
     expect(r.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(r.body).toMatchObject(expected);
     expect((r.body['source'] as Record<string, unknown>)['oui']).toMatchObject({ dataset: expect.any(String) });
+  });
+
+  it('property: random parameters give 200 or 400, never a 5xx', async () => {
+    await randomParams(d, false);
   });
 
   it('the CLI answers from the same data', () => {

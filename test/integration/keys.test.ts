@@ -74,7 +74,7 @@ describe('netintel keys', () => {
     expect(cli(dir, 'create', '--plan', 'gold', '--name', 'x').status).toBe(2);
     expect(cli(dir, 'create', '--plan', 'pro').status).toBe(2);
     expect(cli(dir, 'create', '--plan', 'pro', '--name', '42').status).toBe(2);
-    cli(dir, 'create', '--plan', 'business', '--name', 'ops');
+    expect(cli(dir, 'create', '--plan', 'business', '--name', 'ops')).toMatchObject({ status: 0 });
 
     const table = cli(dir, 'list');
     expect(table.status).toBe(0);

@@ -1,7 +1,7 @@
 // /v1/ssl through the real daemon against real loopback TLS servers with generated certificates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { CLI, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
 import { createTlsFixtures, type Issued, type TlsFixtures } from '../helpers/tls-fixtures.js';
 import { refusedPort, startCtSearchServer, startHangServer, startTlsServer, type TestServer, type TlsServerOptions } from '../helpers/tls-servers.js';
 
@@ -183,6 +183,13 @@ describe('GET /v1/ssl: trust failures give T with the letter underneath', () => 
     expect(body).toMatchObject({ domain: '127.0.0.1', hostname_match: true, trusted: true });
     expect(body['source']['ct_search']).toBeNull();
   });
+  it('an IPv6 literal in brackets: connects to ::1, matches the IP SAN', async () => {
+    const port = await serve(fx.leaves.valid, { minVersion: 'TLSv1.2', host: '::1' });
+    const { status, body } = await ssl(`[::1]:${port}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ domain: '::1', port, address: '::1', hostname_match: true, trusted: true });
+    expect(body['source']['tls']).toEqual({ upstream: `[::1]:${port}` });
+  });
 });
 
 describe('GET /v1/ssl: caps from keys, signatures and protocols', () => {
@@ -343,5 +350,19 @@ describe('GET /v1/ssl: probe policy, history, CLI', () => {
     if (r.status !== 0) throw new Error(`CLI exited ${r.status}: ${r.stdout.slice(0, 400)} ${r.stderr.slice(0, 400)}`);
     const body = JSON.parse(r.stdout) as Record<string, any>;
     expect(body).toMatchObject({ domain: 'localhost', port, grade: 'A+', trusted: true, cached: false });
+  });
+
+  it('netintel import ct-logs <file> activates the list in the store', async () => {
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, [CLI, 'import', 'ct-logs', fx.logListFile], {
+      timeout: 30_000,
+      env: { PATH: process.env['PATH'] ?? '', NETINTEL_DATA_DIR: dataDir, NETINTEL_IMPORT_DEFAULTS: 'false' },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stdout += c.toString()));
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (status !== 0) throw new Error(`import exited ${status}: ${stdout.slice(0, 400)}`);
+    expect(stdout).toMatch(/ct_logs: 1 records active/);
   });
 });

@@ -63,6 +63,14 @@ async function cli(args: string[], extraEnv: Record<string, string>): Promise<Cl
   }
 }
 
+function json(r: CliResult): Record<string, any> {
+  try {
+    return JSON.parse(r.stdout) as Record<string, any>;
+  } catch {
+    throw new Error(`CLI exited ${r.code} without JSON: ${r.stdout}${r.stderr}`);
+  }
+}
+
 describe('store freshness', () => {
   it('an expired record is fetched again (max-age 0 at TTL 0)', async () => {
     const a = await get('/v1/whois/full.com');
@@ -119,7 +127,7 @@ describe('RDAP over HTTPS', () => {
     const { NETINTEL_EXTRA_CA: _ca, ...noCa } = env;
     const r = await cli(['lookup', 'whois', 'other.io'], { ...noCa, NETINTEL_DATA_DIR: tempDir() });
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ code: 'upstream_error' });
+    expect(json(r)).toMatchObject({ code: 'upstream_error' });
     expect(secureRdap.hits.get('/domain/other.io')).toBeUndefined();
   });
 });
@@ -131,7 +139,7 @@ describe('netintel import rdap-bootstrap', () => {
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toContain('rdap_bootstrap: 4 records active');
     const r = await cli(['lookup', 'whois', 'quirky.com'], { ...env, NETINTEL_RDAP_BOOTSTRAP: 'none', NETINTEL_DATA_DIR: dataDir });
-    expect(JSON.parse(r.stdout)).toMatchObject({ source_type: 'rdap', registered: true, source: { rdap_bootstrap: { dataset: 'rdap-dns 2026-11-20T20:00:02Z' } } });
+    expect(json(r)).toMatchObject({ source_type: 'rdap', registered: true, source: { rdap_bootstrap: { dataset: 'rdap-dns 2026-11-20T20:00:02Z' } } });
   });
 });
 
@@ -156,10 +164,10 @@ describe('whois-cache export | import', () => {
     expect(imported.stderr).toContain(`imported ${lines.length}, kept 0`);
 
     const lookup = await cli(['lookup', 'whois', 'chain.net', '--raw'], offline);
-    const body = JSON.parse(lookup.stdout) as Record<string, any>;
+    const body = json(lookup);
     expect(body).toMatchObject({ domain: 'chain.net', cached: true, stale: false, source_type: 'whois', registrant: { name: 'Jane Doe' } });
     expect(body['raw']).toContain('Registry Expiry Date');
-    expect((JSON.parse((await cli(['lookup', 'whois', 'nothing.com'], offline)).stdout) as Record<string, any>)['registered']).toBe(false);
+    expect(json(await cli(['lookup', 'whois', 'nothing.com'], offline))['registered']).toBe(false);
 
     // An older copy never replaces a newer one; a newer copy does.
     const chain = lines.find((l) => l['domain'] === 'chain.net')!;
@@ -168,13 +176,13 @@ describe('whois-cache export | import', () => {
     const patch = path.join(work, 'patch.jsonl');
     fs.writeFileSync(patch, JSON.stringify(older) + '\n');
     expect((await cli(['whois-cache', 'import', patch], offline)).stderr).toContain('imported 0, kept 1');
-    expect(JSON.parse((await cli(['lookup', 'whois', 'chain.net'], offline)).stdout).registrar.name).toBe('Example Registrar, Inc.');
+    expect(json(await cli(['lookup', 'whois', 'chain.net'], offline)).registrar.name).toBe('Example Registrar, Inc.');
     fs.writeFileSync(patch, JSON.stringify(newer) + '\n' + '{"format":"netintel-whois-cache/1","domain":"BAD DOMAIN"}\n');
     const mixed = await cli(['whois-cache', 'import', patch], offline);
     expect(mixed.code).toBe(1);
     expect(mixed.stderr).toContain('line 2: "domain" is not a valid domain name');
     expect(mixed.stderr).toContain('imported 1, kept 0');
-    expect(JSON.parse((await cli(['lookup', 'whois', 'chain.net'], offline)).stdout).registrar.name).toBe('NEW');
+    expect(json(await cli(['lookup', 'whois', 'chain.net'], offline)).registrar.name).toBe('NEW');
   });
 
   it('usage errors', async () => {

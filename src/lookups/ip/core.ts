@@ -1,6 +1,6 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
 import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
-import { cidrWithin, compareWords, parseIp, type IpAddress } from '../ip-address.js';
+import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
@@ -120,6 +120,8 @@ export interface RangeInfo {
   readonly asn: number;
   readonly asName: string | null;
   readonly isp: string;
+  /** IPv4 ranges that are not one CIDR: AS parts by block base, filled as addresses are asked. */
+  readonly blocks: Map<number, AsPart> | null;
 }
 
 /**
@@ -159,7 +161,7 @@ export function rangeInfo(match: PrefixMatch, fallbackName: (asn: number) => str
   const whole = first !== null && first === cidrWithin(end, start, end)
     ? Object.freeze({ asn: match.asn, as_name: asName, isp, prefix: first })
     : null;
-  return { start, end, whole, asn: match.asn, asName, isp };
+  return { start, end, whole, asn: match.asn, asName, isp, blocks: whole === null && start.version === 4 ? new Map() : null };
 }
 
 /**
@@ -169,6 +171,19 @@ export function rangeInfo(match: PrefixMatch, fallbackName: (asn: number) => str
 export function asPart(ip: IpAddress, info: RangeInfo | null): AsPart {
   if (info === null || info.asn === 0) return NO_AS;
   if (info.whole !== null) return info.whole;
+  if (info.blocks !== null && ip.version === 4) {
+    // A range splits into at most 62 blocks, so this memo stays small and the steady state allocates nothing.
+    const a = ip.words[0];
+    if (a < info.start.words[0] || a > info.end.words[0]) return NO_AS;
+    const len = v4BlockLen(a, info.start.words[0], info.end.words[0]);
+    const base = v4BlockBase(a, len);
+    let part = info.blocks.get(base);
+    if (part === undefined) {
+      part = Object.freeze({ asn: info.asn, as_name: info.asName, isp: info.isp, prefix: `${v4Text(base)}/${len}` });
+      info.blocks.set(base, part);
+    }
+    return part;
+  }
   return { asn: info.asn, as_name: info.asName, isp: info.isp, prefix: cidrWithin(ip, info.start, info.end) };
 }
 

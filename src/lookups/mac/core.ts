@@ -97,6 +97,33 @@ function blockOf(hex: string, bits: number): { start: string; end: string; size:
   };
 }
 
+const NO_SOURCE = Object.freeze({ oui: null });
+const sources = new WeakMap<DatasetMeta, { oui: DatasetMeta }>();
+
+function sourceOf(meta: DatasetMeta | null): { oui: DatasetMeta | null } {
+  if (meta === null) return NO_SOURCE;
+  let s = sources.get(meta);
+  if (s === undefined) {
+    s = Object.freeze({ oui: meta });
+    sources.set(meta, s);
+  }
+  return s;
+}
+
+/** Prefix and block of a unicast answer depend only on the record: computed once per record. */
+const unicastParts = new WeakMap<OuiRecord, { prefix: string; block: { start: string; end: string; size: number } }>();
+
+function partsOf(mac: ParsedMac, record: OuiRecord, multicast: boolean): { prefix: string; block: { start: string; end: string; size: number } } {
+  // A multicast query keeps its I/G bit in prefix and block, so only unicast answers are shared.
+  if (multicast) return { prefix: colonForm(mac.hex.slice(0, record.bits / 4)), block: blockOf(mac.hex, record.bits) };
+  let parts = unicastParts.get(record);
+  if (parts === undefined) {
+    parts = { prefix: colonForm(mac.hex.slice(0, record.bits / 4)), block: Object.freeze(blockOf(mac.hex, record.bits)) };
+    unicastParts.set(record, parts);
+  }
+  return parts;
+}
+
 /**
  * Shapes the answer. `record` is the registry's longest match for searchKey(mac) (null when none
  * or when the registry is not loaded). Documented choices:
@@ -112,7 +139,7 @@ export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: Datase
   const first = parseInt(mac.hex.slice(0, 2), 16);
   const multicast = (first & 1) === 1;
   const local = (first & 2) === 2;
-  const source = { oui: meta };
+  const source = sourceOf(meta);
   const canonical = colonForm(mac.hex);
   const cid = record !== null && record.registry === 'CID';
 
@@ -137,16 +164,17 @@ export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: Datase
       multicast, locally_administered: local, randomized: false, source,
     };
   }
+  const parts = partsOf(mac, record, multicast);
   return {
     mac: canonical,
-    prefix: colonForm(mac.hex.slice(0, record.bits / 4)),
+    prefix: parts.prefix,
     prefix_bits: record.bits,
     registry: record.registry,
     assigned: true,
     vendor: record.vendor,
     address: record.address,
     country: record.country,
-    block: blockOf(mac.hex, record.bits),
+    block: parts.block,
     multicast,
     locally_administered: local,
     randomized: false,

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { HostKind } from '../host-port.js';
 import {
   DEFAULT_PORT, PingFailure, classifyError, hostHeader, isBodiless, isPlainHttpReply, keepsAlive, lostAttempts,
-  type Attempt, type PingMethod, type ProbeOutcome, type Scheme,
+  type Attempt, type PingError, type PingMethod, type ProbeOutcome, type Scheme,
 } from './ping.js';
 
 export interface ProberOptions {
@@ -26,10 +26,13 @@ export interface ProbeTarget {
   /** ASCII host name or canonical IP: the SNI name and the Host header. */
   readonly host: string;
   readonly kind: HostKind;
-  /** The address the probe policy permitted; the only address a packet goes to. */
-  readonly address: string;
+  /** The addresses the probe policy permitted, in resolver order; no packet goes anywhere else. */
+  readonly addresses: readonly string[];
   readonly port: number | null;
 }
+
+// Addresses of one name tried for the connection set-up (the ssl lookup uses the same bound).
+const MAX_ADDRESSES = 4;
 
 // A GET fallback may return a body; it is read (to keep the connection) up to this size, then the connection is dropped.
 const MAX_DRAIN_BYTES = 256 * 1024;
@@ -53,7 +56,11 @@ export class HttpProber {
    * `signal` aborts (the caller's deadline), after closing every socket it opened.
    */
   async probe(target: ProbeTarget, connectBudgetMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
-    if (net.isIP(target.address) === 0) throw new Error(`HttpProber needs a checked IP address, got ${target.address}`);
+    if (target.addresses.length === 0 || target.addresses.some((a) => net.isIP(a) === 0)) {
+      throw new Error(`HttpProber needs checked IP addresses, got ${target.addresses.join(', ')}`);
+    }
+    // A probe that waited in the limiter queue may find its caller already gone.
+    if (signal.aborted) throw signal.reason;
     const session = new Session(target, this.userAgent, signal);
     try {
       return await this.run(session, connectBudgetMs);
@@ -66,24 +73,38 @@ export class HttpProber {
     const { target } = session;
     const connectDeadline = performance.now() + connectBudgetMs;
     const started = performance.now();
+    let address = target.addresses[0]!;
     let scheme: Scheme = 'https';
     let port = target.port ?? this.ports.https;
-    try {
+    let setupError: PingError | null = null;
+    // A name with several addresses: one that refuses or cannot be reached gives way to the next, as a
+    // browser would, all within the one set-up budget.
+    for (const candidate of target.addresses.slice(0, MAX_ADDRESSES)) {
+      address = candidate;
+      scheme = 'https';
+      port = target.port ?? this.ports.https;
       try {
-        await session.connect(scheme, port, connectDeadline);
+        try {
+          await session.connect(address, scheme, port, connectDeadline);
+        } catch (e) {
+          session.throwIfAborted();
+          const refused = classifyError(e) === 'connection refused';
+          // A refused port given by the user would refuse plain HTTP too; only the default 443 falls back on refusal.
+          if (!((refused && target.port === null) || isPlainHttpReply(e))) throw e;
+          scheme = 'http';
+          port = target.port ?? this.ports.http;
+          await session.connect(address, scheme, port, connectDeadline);
+        }
+        setupError = null;
+        break;
       } catch (e) {
         session.throwIfAborted();
-        const refused = classifyError(e) === 'connection refused';
-        // A refused port given by the user would refuse plain HTTP too; only the default 443 falls back on refusal.
-        if (!((refused && target.port === null) || isPlainHttpReply(e))) throw e;
-        scheme = 'http';
-        port = target.port ?? this.ports.http;
-        await session.connect(scheme, port, connectDeadline);
+        setupError = classifyError(e);
+        if (!(setupError === 'connection refused' || setupError === 'host unreachable')) break;
       }
-    } catch (e) {
-      session.throwIfAborted();
-      const error = classifyError(e);
-      return { scheme, port, method: 'HEAD', connectMs: null, attempts: lostAttempts(this.attempts, error), setupError: error };
+    }
+    if (setupError !== null) {
+      return { address, scheme, port, method: 'HEAD', connectMs: null, attempts: lostAttempts(this.attempts, setupError), setupError };
     }
     const connectMs = performance.now() - started;
 
@@ -109,7 +130,7 @@ export class HttpProber {
         attempts.push({ seq, rttMs: null, status: null, error: classifyError(e) });
       }
     }
-    return { scheme, port, method, connectMs, attempts, setupError: null };
+    return { address, scheme, port, method, connectMs, attempts, setupError: null };
   }
 }
 
@@ -121,6 +142,7 @@ interface Trip {
 /** One probe's connection state: the current socket and the agent that is pinned to it. */
 class Session {
   private socket: net.Socket | null = null;
+  private address = '';
   private scheme: Scheme = 'https';
   private port = 0;
   private readonly agent = new PinnedAgent();
@@ -133,8 +155,9 @@ class Session {
   }
 
   /** Opens a TCP (+TLS) connection to the checked address and makes it the one the agent uses. */
-  async connect(scheme: Scheme, port: number, deadline: number): Promise<void> {
+  async connect(address: string, scheme: Scheme, port: number, deadline: number): Promise<void> {
     this.drop();
+    this.address = address;
     this.scheme = scheme;
     this.port = port;
     const socket = await this.open(scheme, port, deadline);
@@ -157,7 +180,7 @@ class Session {
 
   /** One request on the pinned connection, timed from request written to response headers received. */
   async roundTrip(method: PingMethod, deadline: number): Promise<Trip> {
-    if (this.socket === null || !isHealthy(this.socket)) await this.connect(this.scheme, this.port, deadline);
+    if (this.socket === null || !isHealthy(this.socket)) await this.connect(this.address, this.scheme, this.port, deadline);
     const socket = this.socket!;
     return new Promise<Trip>((resolve, reject) => {
       let written: number | null = null;
@@ -203,7 +226,7 @@ class Session {
           drained += chunk.length;
           if (drained > MAX_DRAIN_BYTES) {
             req.destroy();
-            this.drop();
+            if (this.socket === socket) this.drop();
           }
         });
         res.on('error', () => undefined);
@@ -225,7 +248,11 @@ class Session {
   private open(scheme: Scheme, port: number, deadline: number): Promise<net.Socket> {
     const { target } = this;
     return new Promise<net.Socket>((resolve, reject) => {
-      const base = { host: target.address, port, noDelay: true };
+      if (this.signal.aborted) {
+        reject(this.signal.reason);
+        return;
+      }
+      const base = { host: this.address, port, noDelay: true };
       const socket: net.Socket = scheme === 'https'
         ? tls.connect({
           ...base,

@@ -43,6 +43,7 @@ export function createPingLookup(ctx: AppContext, deps: PingDeps = {}): Lookup {
       const hp = parseHostPort(param);
       const source = { probe: 'http', resolver: hp.kind === 'name' ? 'system' : null };
       return limiter.run(async () => {
+        if (signal.aborted) throw signal.reason;
         const started = performance.now();
         const budget = config.pingTimeoutMs;
         let target;
@@ -52,14 +53,13 @@ export function createPingLookup(ctx: AppContext, deps: PingDeps = {}): Lookup {
         } catch (e) {
           if (!(e instanceof HostNotFoundError)) throw e;
           const error: PingError = e.cause instanceof ResolveTimeout ? 'timeout' : 'host not found';
-          const outcomeBody = { scheme: null, port: null, method: 'HEAD' as const, connectMs: null, attempts: lostAttempts(PING_ATTEMPTS, error), setupError: error };
-          return { body: pingBody({ host: hp.host, kind: hp.kind, address: null }, outcomeBody, source), maxAge: null };
+          const outcomeBody = { address: null, scheme: null, port: null, method: 'HEAD' as const, connectMs: null, attempts: lostAttempts(PING_ATTEMPTS, error), setupError: error };
+          return { body: pingBody(hp, outcomeBody, source), maxAge: null };
         }
-        const address = target.addresses[0]!;
         const remaining = Math.max(0, budget - (performance.now() - started));
-        const result = await prober.probe({ host: hp.host, kind: hp.kind, address, port: hp.port }, remaining, signal);
+        const result = await prober.probe({ host: hp.host, kind: hp.kind, addresses: target.addresses, port: hp.port }, remaining, signal);
         if (result.setupError !== null) metrics.upstreamRequests.inc({ upstream: 'ping', outcome: result.setupError.replace(/ /g, '_') });
-        return { body: pingBody({ host: hp.host, kind: hp.kind, address }, result, source), maxAge: null };
+        return { body: pingBody(hp, result, source), maxAge: null };
       });
     },
   };

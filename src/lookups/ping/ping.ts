@@ -28,6 +28,8 @@ export interface Attempt {
 
 /** What the prober observed; everything the body needs besides the target. */
 export interface ProbeOutcome {
+  /** The address connected to (or last tried); null when the name did not resolve. */
+  readonly address: string | null;
   /** Scheme and port last tried (the chosen ones once a connection was made); null before any connection attempt. */
   readonly scheme: Scheme | null;
   readonly port: number | null;
@@ -42,8 +44,6 @@ export interface ProbeOutcome {
 export interface PingTarget {
   readonly host: string;
   readonly kind: HostKind;
-  /** The checked address the probe connected to; null when the name did not resolve. */
-  readonly address: string | null;
 }
 
 export const DEFAULT_PORT: Readonly<Record<Scheme, number>> = { https: 443, http: 80 };
@@ -164,7 +164,7 @@ export function pingBody(target: PingTarget, outcome: ProbeOutcome, source: Reco
   const lastError = [...outcome.attempts].reverse().find((a) => a.error !== null)?.error ?? null;
   return {
     host: target.host,
-    address: target.address,
+    address: outcome.address,
     url: outcome.scheme === null || outcome.port === null ? null : pingUrl(outcome.scheme, target, outcome.port),
     method: outcome.method,
     sent: s.sent,

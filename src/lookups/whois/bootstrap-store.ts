@@ -29,7 +29,7 @@ export interface BootstrapDeps {
   readonly metrics?: Metrics;
 }
 
-export interface ImportOptions {
+export interface BootstrapImportOptions {
   /** Accept a file with far fewer entries than the active one (otherwise below 90% is refused). */
   readonly force?: boolean;
   /** Version label for the dataset row (default: "rdap-dns <publication>"). */
@@ -38,7 +38,7 @@ export interface ImportOptions {
   readonly dispatcher?: Dispatcher;
 }
 
-export interface ImportResult {
+export interface BootstrapImportResult {
   readonly dataset: string;
   readonly source: string;
   readonly version: string;
@@ -60,7 +60,7 @@ interface DatasetRow {
  * activates it in one transaction. On failure the active version stays and the dataset row records
  * `last_error`; the error is rethrown for the caller (CLI import, refresh job, lazy load).
  */
-export async function importRdapBootstrap(deps: BootstrapDeps, source: string, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importRdapBootstrap(deps: BootstrapDeps, source: string, opts: BootstrapImportOptions = {}): Promise<BootstrapImportResult> {
   try {
     return activateRdapBootstrap(deps, await readSource(deps, source, opts), describeSource(source), opts);
   } catch (e) {
@@ -70,7 +70,7 @@ export async function importRdapBootstrap(deps: BootstrapDeps, source: string, o
 }
 
 /** Validates `text` as a `dns.json` and makes it the active bootstrap (the part shared by every entry point). */
-export function activateRdapBootstrap(deps: BootstrapDeps, text: string, source: string, opts: Pick<ImportOptions, 'force' | 'version'> = {}): ImportResult {
+export function activateRdapBootstrap(deps: Pick<BootstrapDeps, 'db' | 'log' | 'metrics'>, text: string, source: string, opts: Pick<BootstrapImportOptions, 'force' | 'version'> = {}): BootstrapImportResult {
   const now = Date.now();
   const parsed = parseRdapBootstrap(text);
   const sha256 = crypto.createHash('sha256').update(text).digest('hex');
@@ -145,7 +145,7 @@ export async function importRdapBootstrapFiles(
   if (texts.length === 0) throw new Error('import rdap-bootstrap: no input files given');
   const text = texts.length === 1 ? texts[0]! : mergeBootstrapTexts(texts);
   const result = activateRdapBootstrap(
-    { db: ctx.db, log: ctx.log, metrics: ctx.metrics, config: { extraCa: null, refreshTimeoutMs: 0, rdapBootstrap: [] } },
+    ctx,
     text,
     opts.source ?? files.join(' '),
     { ...(opts.force === undefined ? {} : { force: opts.force }), ...(opts.version === undefined ? {} : { version: opts.version }) },
@@ -174,7 +174,7 @@ registerImporter({
 });
 
 /** Tries each configured source in order (NETINTEL_RDAP_BOOTSTRAP) until one imports. */
-export async function importRdapBootstrapFromConfig(deps: BootstrapDeps, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importRdapBootstrapFromConfig(deps: BootstrapDeps, opts: BootstrapImportOptions = {}): Promise<BootstrapImportResult> {
   const sources = deps.config.rdapBootstrap;
   if (sources.length === 0) throw new Error('no RDAP bootstrap source is configured (NETINTEL_RDAP_BOOTSTRAP=none)');
   let last: unknown = null;
@@ -193,7 +193,7 @@ export function hasRdapBootstrap(db: Db): boolean {
   return db.prepare('SELECT 1 FROM rdap_bootstrap WHERE id = 1').get() !== undefined;
 }
 
-async function readSource(deps: BootstrapDeps, source: string, opts: ImportOptions): Promise<string> {
+async function readSource(deps: BootstrapDeps, source: string, opts: BootstrapImportOptions): Promise<string> {
   if (/^https?:\/\//i.test(source)) {
     const dispatcher = opts.dispatcher ?? createHttpAgent({ extraCa: deps.config.extraCa, connectTimeoutMs: opts.timeoutMs ?? deps.config.refreshTimeoutMs, connections: 2 });
     try {

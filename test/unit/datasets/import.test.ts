@@ -189,3 +189,33 @@ describe('health status', () => {
     expect(other.oui!.lookup('B827EB000000')!.country).toBe('GB');
   });
 });
+
+describe('start-up housekeeping', () => {
+  it('drops staging tables and files of dead import processes, keeps live ones, and loads', async () => {
+    const { ctx, dir } = ctxFor();
+    const { createStaging } = await import('../../../src/datasets/store.js');
+    const { prepareDatasets } = await import('../../../src/datasets/defaults.js');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const live = createStaging(ctx.db, 'oui');
+    ctx.db.exec('CREATE TABLE oui_staging_999999999_1 (x)');
+    fs.mkdirSync(path.join(dir, 'staging'));
+    fs.writeFileSync(path.join(dir, 'staging', 'geo-999999999-1-abc.mmdb'), 'x');
+    fs.writeFileSync(path.join(dir, 'staging', `geo-${process.pid}-1-abc.mmdb`), 'x');
+    await prepareDatasets(ctx);
+    const tables = ctx.db.prepare("SELECT name FROM sqlite_master WHERE name GLOB '*_staging_*'").pluck().all();
+    expect(tables).toEqual([live]);
+    expect(fs.readdirSync(path.join(dir, 'staging'))).toEqual([`geo-${process.pid}-1-abc.mmdb`]);
+  });
+
+  it('progress: log lines at each quarter when not on a terminal', async () => {
+    const { progressFor } = await import('../../../src/datasets/progress.js');
+    const lines: string[] = [];
+    const log = { info: (_o: unknown, msg: string) => lines.push(msg) } as never;
+    const p = progressFor(log, { isTTY: false } as NodeJS.WriteStream)();
+    p.start('file.csv', 1000);
+    for (let i = 0; i <= 1000; i += 50) p.update(i);
+    p.stop();
+    expect(lines).toEqual(['importing file.csv: 25%', 'importing file.csv: 50%', 'importing file.csv: 75%']);
+  });
+});

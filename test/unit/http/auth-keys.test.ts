@@ -181,3 +181,23 @@ describe('KeyUsageTable', () => {
     expect(x! + y!).toBe(4321 - 100);
   });
 });
+
+describe('log redaction', () => {
+  it('the daemon logger censors Authorization wherever a request is logged', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../../src/platform/logger.js');
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
+    const log = createLogger('info', sink);
+    const key = generateKey();
+    log.info({ req: { headers: { authorization: `Bearer ${key}` } } }, 'a');
+    log.info({ headers: { authorization: `Bearer ${key}` } }, 'b');
+    log.info({ authorization: `Bearer ${key}` }, 'c');
+    await new Promise((r) => setImmediate(r));
+    expect(lines).toHaveLength(3);
+    for (const l of lines) {
+      expect(l).not.toContain(key.slice(3));
+      expect(l).toContain('[redacted]');
+    }
+  });
+});

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../../../src/http/errors.js';
 import { asPart, geoFields, rangeInfo } from '../../../../src/lookups/ip/core.js';
-import { parseIp } from '../../../../src/lookups/ip-address.js';
+import { cidrWithin, parseIp } from '../../../../src/lookups/ip-address.js';
 import { createIpAnswerer, type IpDatasets } from '../../../../src/lookups/ip/index.js';
 import { EMPTY_GEO, FakeAsns, FakeGeo, FakePrefixes, GEO_META, PREFIX_META } from './fakes.js';
 
@@ -151,6 +151,23 @@ describe('range cache', () => {
     expect(rangeInfo({ asn: 1, start: 'junk', end: '8.8.8.8', org: null }, () => null)).toBeNull();
     expect(rangeInfo({ asn: 1, start: '8.8.8.9', end: '8.8.8.8', org: null }, () => null)).toBeNull();
     expect(rangeInfo({ asn: 1, start: '8.8.8.0', end: '::1', org: null }, () => null)).toBeNull();
+  });
+
+  it('property: the memoised IPv4 block equals cidrWithin for every address of a range', () => {
+    const t = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+    fc.assert(
+      fc.property(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffff }), fc.array(fc.nat({ max: 0xffff }), { minLength: 1, maxLength: 20 }), (s0, width, offsets) => {
+        const e0 = Math.min(0xffffffff, s0 + width);
+        const info = rangeInfo({ asn: 64500, start: t(s0), end: t(e0), org: 'Mud' }, () => null)!;
+        for (const o of offsets) {
+          const a = parseIp(t(Math.min(e0, s0 + o)))!;
+          const part = asPart(a, info);
+          expect(part.prefix).toBe(cidrWithin(a, info.start, info.end));
+          expect(asPart(a, info)).toBe(part);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('a new AS-names snapshot renames ranges without an organisation', () => {

@@ -4,7 +4,9 @@ import { HttpProber, type ProbeTarget } from '../../../../src/lookups/ping/http-
 import { PingFailure } from '../../../../src/lookups/ping/ping.js';
 import { refusedPort, startHttpTarget, startSilentTcp, type TargetServer } from '../../../helpers/http-targets.js';
 
-const TIMEOUT = 300;
+// Roomy where nothing should time out (a loaded machine must not fail them), short where a timeout is the point.
+const ROOMY = 3000;
+const SHORT = 500;
 const servers: TargetServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -16,14 +18,14 @@ async function track(p: Promise<TargetServer>): Promise<TargetServer> {
   return s;
 }
 
-const ip = (port: number | null, address = '127.0.0.1'): ProbeTarget => ({ host: address, kind: address.includes(':') ? 'ipv6' : 'ipv4', address, port });
+const ip = (port: number | null, address = '127.0.0.1'): ProbeTarget => ({ host: address, kind: address.includes(':') ? 'ipv6' : 'ipv4', addresses: [address], port });
 const never = new AbortController().signal;
 
 describe('HttpProber', () => {
   it('falls back to plain HTTP on a given port that answers a TLS hello with HTTP, and keeps one connection', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'fast' }));
-    const prober = new HttpProber({ attemptTimeoutMs: TIMEOUT });
-    const r = await prober.probe(ip(srv.port), TIMEOUT, never);
+    const prober = new HttpProber({ attemptTimeoutMs: ROOMY });
+    const r = await prober.probe(ip(srv.port), ROOMY, never);
     expect(r.scheme).toBe('http');
     expect(r.port).toBe(srv.port);
     expect(r.setupError).toBeNull();
@@ -38,8 +40,8 @@ describe('HttpProber', () => {
 
   it('uses HTTPS with a self-signed certificate: SNI and Host carry the name, the address is the checked one', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'fast', tls: true }));
-    const prober = new HttpProber({ attemptTimeoutMs: TIMEOUT });
-    const r = await prober.probe({ host: 'ping-target.example', kind: 'name', address: '127.0.0.1', port: srv.port }, TIMEOUT, never);
+    const prober = new HttpProber({ attemptTimeoutMs: ROOMY });
+    const r = await prober.probe({ host: 'ping-target.example', kind: 'name', addresses: ['127.0.0.1'], port: srv.port }, ROOMY, never);
     expect(r.scheme).toBe('https');
     expect(r.attempts.every((a) => a.status === 200 && a.error === null)).toBe(true);
     expect(srv.connections()).toBe(1);
@@ -49,15 +51,15 @@ describe('HttpProber', () => {
 
   it('sends no SNI for an IP literal', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'fast', tls: true }));
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe(ip(srv.port), ROOMY, never);
     expect(r.scheme).toBe('https');
     expect(srv.requests[0]!.servername).toBeNull();
   });
 
   it('falls back from a refused default HTTPS port to the default HTTP port', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'fast' }));
-    const prober = new HttpProber({ attemptTimeoutMs: TIMEOUT, defaultPorts: { https: await refusedPort(), http: srv.port } });
-    const r = await prober.probe(ip(null), TIMEOUT, never);
+    const prober = new HttpProber({ attemptTimeoutMs: ROOMY, defaultPorts: { https: await refusedPort(), http: srv.port } });
+    const r = await prober.probe(ip(null), ROOMY, never);
     expect(r.scheme).toBe('http');
     expect(r.port).toBe(srv.port);
     expect(r.attempts.filter((a) => a.status === 200)).toHaveLength(4);
@@ -66,7 +68,7 @@ describe('HttpProber', () => {
 
   it('reports a refused given port as refused, without a fallback and without round trips', async () => {
     const port = await refusedPort();
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe(ip(port), ROOMY, never);
     expect(r.setupError).toBe('connection refused');
     expect(r.connectMs).toBeNull();
     expect(r.scheme).toBe('https');
@@ -74,8 +76,8 @@ describe('HttpProber', () => {
   });
 
   it('loses exactly the round trip that exceeds the timeout and reconnects for the next', async () => {
-    const srv = await track(startHttpTarget({ behaviour: 'slow', slowRequests: [2], delayMs: TIMEOUT * 4 }));
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const srv = await track(startHttpTarget({ behaviour: 'slow', slowRequests: [2], delayMs: SHORT * 4 }));
+    const r = await new HttpProber({ attemptTimeoutMs: SHORT }).probe(ip(srv.port), SHORT, never);
     expect(r.attempts.map((a) => a.error)).toEqual([null, 'timeout', null, null]);
     expect(r.attempts[1]!.rttMs).toBeNull();
     // TLS hello, the first connection (broken by the timeout), the re-established one.
@@ -84,7 +86,7 @@ describe('HttpProber', () => {
 
   it('switches to GET for good when HEAD gets 405', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'head405' }));
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe(ip(srv.port), ROOMY, never);
     expect(r.method).toBe('GET');
     expect(r.attempts.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(srv.requests.map((q) => q.method)).toEqual(['HEAD', 'GET', 'GET', 'GET', 'GET']);
@@ -93,7 +95,7 @@ describe('HttpProber', () => {
 
   it('re-establishes the connection after each Connection: close', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'close' }));
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe(ip(srv.port), ROOMY, never);
     expect(r.attempts.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(srv.connections()).toBe(5);
   });
@@ -101,17 +103,17 @@ describe('HttpProber', () => {
   it('loses every round trip to a server that accepts and never answers, within the bound', async () => {
     const srv = await track(startHttpTarget({ behaviour: 'silent' }));
     const t0 = performance.now();
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: SHORT }).probe(ip(srv.port), SHORT, never);
     const elapsed = performance.now() - t0;
     expect(r.setupError).toBeNull();
     expect(r.attempts.map((a) => a.error)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
     // The contract's bound (4 round trips + set-up), with slack for a loaded machine.
-    expect(elapsed).toBeLessThan(5 * TIMEOUT + 1500);
+    expect(elapsed).toBeLessThan(5 * SHORT + 1500);
   });
 
   it('times out the set-up against a port that never completes a TLS handshake', async () => {
     const srv = await track(startSilentTcp());
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: SHORT }).probe(ip(srv.port), SHORT, never);
     expect(r.setupError).toBe('timeout');
     expect(r.attempts.every((a) => a.error === 'timeout')).toBe(true);
   });
@@ -124,7 +126,7 @@ describe('HttpProber', () => {
       ctx.skip();
       return;
     }
-    const r = await new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe(ip(srv.port, '::1'), TIMEOUT, never);
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe(ip(srv.port, '::1'), ROOMY, never);
     expect(r.attempts.every((a) => a.status === 200)).toBe(true);
     expect(srv.requests[0]!.host).toBe(`[::1]:${srv.port}`);
   });
@@ -137,15 +139,31 @@ describe('HttpProber', () => {
     await expect(new HttpProber({ attemptTimeoutMs: 10_000 }).probe(ip(srv.port), 10_000, ac.signal)).rejects.toBe(reason);
   });
 
-  it('refuses to dial anything but an IP address', async () => {
-    await expect(new HttpProber({ attemptTimeoutMs: TIMEOUT }).probe({ host: 'x.example', kind: 'name', address: 'x.example', port: 80 }, TIMEOUT, never)).rejects.toThrow(/checked IP/);
+  it('refuses to dial anything but IP addresses', async () => {
+    const prober = new HttpProber({ attemptTimeoutMs: ROOMY });
+    await expect(prober.probe({ host: 'x.example', kind: 'name', addresses: ['x.example'], port: 80 }, ROOMY, never)).rejects.toThrow(/checked IP/);
+    await expect(prober.probe({ host: 'x.example', kind: 'name', addresses: [], port: 80 }, ROOMY, never)).rejects.toThrow(/checked IP/);
+  });
+
+  it('moves on to the next checked address when one refuses', async () => {
+    const srv = await track(startHttpTarget({ behaviour: 'fast', tls: true }));
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe({ host: 'multi.example', kind: 'name', addresses: ['127.0.0.2', '127.0.0.1'], port: srv.port }, ROOMY, never);
+    expect(r.address).toBe('127.0.0.1');
+    expect(r.scheme).toBe('https');
+    expect(r.attempts.every((a) => a.status === 200)).toBe(true);
+  });
+
+  it('reports the last address tried when every one refuses', async () => {
+    const port = await refusedPort();
+    const r = await new HttpProber({ attemptTimeoutMs: ROOMY }).probe({ host: 'multi.example', kind: 'name', addresses: ['127.0.0.2', '127.0.0.1'], port }, ROOMY, never);
+    expect(r).toMatchObject({ address: '127.0.0.1', setupError: 'connection refused', connectMs: null });
   });
 
   it('reports each round trip to the observer, lost ones as PingFailure', async () => {
-    const srv = await track(startHttpTarget({ behaviour: 'slow', slowRequests: [1], delayMs: TIMEOUT * 4 }));
+    const srv = await track(startHttpTarget({ behaviour: 'slow', slowRequests: [1], delayMs: SHORT * 4 }));
     const seen: string[] = [];
     const prober = new HttpProber({
-      attemptTimeoutMs: TIMEOUT,
+      attemptTimeoutMs: SHORT,
       observeAttempt: async (fn) => {
         try {
           const v = await fn();
@@ -157,7 +175,7 @@ describe('HttpProber', () => {
         }
       },
     });
-    await prober.probe(ip(srv.port), TIMEOUT, never);
+    await prober.probe(ip(srv.port), SHORT, never);
     expect(seen).toEqual(['timeout', 'ok', 'ok', 'ok']);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { buildSslBody, mergeHistory, trustError, type SslFacts } from '../../../../src/lookups/ssl/result.js';
-import { NO_HSTS } from '../../../../src/lookups/ssl/analysis.js';
 import type { CertInfo } from '../../../../src/lookups/ssl/cert.js';
 import type { HistoryEntry } from '../../../../src/lookups/ssl/history.js';
 
