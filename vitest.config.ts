@@ -9,5 +9,6 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup/validate-responses.ts'],
   },
 });

@@ -89,7 +89,7 @@ describe('netintel keys', () => {
     expect(cli(dir, 'revoke', '2').status).toBe(0);
     expect(cli(dir, 'revoke').status).toBe(2);
     expect(listJson(dir).every((k) => k.revoked_at !== null)).toBe(true);
-  });
+  }, 90_000); // a dozen CLI processes: slow on a busy 2-core machine
 });
 
 describe('keys at the daemon', () => {

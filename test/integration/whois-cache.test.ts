@@ -24,7 +24,8 @@ beforeAll(async () => {
     NETINTEL_EXTRA_CA: tls.caFile,
     NETINTEL_RDAP_BOOTSTRAP: up.bootstrapFile,
     NETINTEL_WHOIS_SERVER: up.root.address,
-    NETINTEL_UPSTREAM_TIMEOUT_MS: '1000',
+    // Nothing here waits for a timeout; a generous one keeps a loaded machine from failing TLS set-up.
+    NETINTEL_UPSTREAM_TIMEOUT_MS: '5000',
     NETINTEL_RATE_LIMIT_NETWORK: '0',
     // Every record is stale at once: each request goes upstream, so expiry needs no waiting.
     NETINTEL_WHOIS_TTL: '0',
@@ -126,7 +127,7 @@ describe('RDAP over HTTPS', () => {
   it('without the extra CA the certificate is refused: an upstream error, not a hang', async () => {
     const { NETINTEL_EXTRA_CA: _ca, ...noCa } = env;
     const r = await cli(['lookup', 'whois', 'other.io'], { ...noCa, NETINTEL_DATA_DIR: tempDir() });
-    expect(r.code).toBe(1);
+    expect(r.code, r.stderr).toBe(1);
     expect(json(r)).toMatchObject({ code: 'upstream_error' });
     expect(secureRdap.hits.get('/domain/other.io')).toBeUndefined();
   });
@@ -151,7 +152,7 @@ describe('whois-cache export | import', () => {
     const work = tempDir('whois-export-');
     const file = path.join(work, 'cache.jsonl');
     const exported = await cli(['whois-cache', 'export', file], { NETINTEL_DATA_DIR: daemon.dataDir });
-    expect(exported.code).toBe(0);
+    expect(exported.code, exported.stderr).toBe(0);
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
     expect(lines.map((l) => l['domain'])).toEqual(expect.arrayContaining(['full.com', 'redacted.com', 'chain.net', 'nothing.com', 'single.com']));
     expect(exported.stderr).toContain(`exported ${lines.length} records`);
@@ -160,7 +161,7 @@ describe('whois-cache export | import', () => {
     const other = tempDir('whois-import-');
     const offline = { NETINTEL_DATA_DIR: other, NETINTEL_RDAP_BOOTSTRAP: 'none', NETINTEL_WHOIS_SERVER: '127.0.0.1:1', NETINTEL_UPSTREAM_TIMEOUT_MS: '500' };
     const imported = await cli(['whois-cache', 'import', file], offline);
-    expect(imported.code).toBe(0);
+    expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).toContain(`imported ${lines.length}, kept 0`);
 
     const lookup = await cli(['lookup', 'whois', 'chain.net', '--raw'], offline);
@@ -179,7 +180,7 @@ describe('whois-cache export | import', () => {
     expect(json(await cli(['lookup', 'whois', 'chain.net'], offline)).registrar.name).toBe('Example Registrar, Inc.');
     fs.writeFileSync(patch, JSON.stringify(newer) + '\n' + '{"format":"netintel-whois-cache/1","domain":"BAD DOMAIN"}\n');
     const mixed = await cli(['whois-cache', 'import', patch], offline);
-    expect(mixed.code).toBe(1);
+    expect(mixed.code, mixed.stderr).toBe(1);
     expect(mixed.stderr).toContain('line 2: "domain" is not a valid domain name');
     expect(mixed.stderr).toContain('imported 1, kept 0');
     expect(json(await cli(['lookup', 'whois', 'chain.net'], offline)).registrar.name).toBe('NEW');

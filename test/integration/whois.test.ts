@@ -14,7 +14,7 @@ beforeAll(async () => {
   env = {
     NETINTEL_RDAP_BOOTSTRAP: up.bootstrapFile,
     NETINTEL_WHOIS_SERVER: up.root.address,
-    NETINTEL_UPSTREAM_TIMEOUT_MS: '1000',
+    NETINTEL_UPSTREAM_TIMEOUT_MS: '2000',
     NETINTEL_RATE_LIMIT_NETWORK: '0',
     NETINTEL_RATE_LIMIT_LOCAL: '0',
   };

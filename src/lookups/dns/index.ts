@@ -31,6 +31,11 @@ interface Fetched {
   readonly fetchedAt: number;
   /** Cacheable lifetime in seconds, or null when the answer must not be cached. */
   readonly ttl: number | null;
+  /** The SOA records of the authority section (all the API shows of it). */
+  readonly soa: readonly DnsRecord[];
+  readonly source: Readonly<Record<string, unknown>>;
+  /** Records aged for the last second a hit was served in: hits within one second share them. */
+  aged: { readonly elapsed: number; readonly records: readonly DnsRecord[]; readonly authority: readonly DnsRecord[] } | null;
 }
 
 export interface DnsServiceOptions {
@@ -49,9 +54,14 @@ export class DnsService {
   private readonly flights = new SingleFlight<Fetched>();
   private readonly limiter = new ConcurrencyLimiter(DNS_MAX_CONCURRENT, DNS_MAX_CONCURRENT * 4);
   private readonly now: () => number;
+  // Bound once: resolving label values per call is a measurable share of a cache hit.
+  private readonly hits;
+  private readonly misses;
 
   constructor(private readonly opts: DnsServiceOptions) {
     this.now = opts.now ?? Date.now;
+    this.hits = opts.metrics.cacheRequests.labels({ cache: 'dns', result: 'hit' });
+    this.misses = opts.metrics.cacheRequests.labels({ cache: 'dns', result: 'miss' });
     this.cache = new LruCache({ maxEntries: opts.cacheEntries ?? DNS_CACHE_ENTRIES, now: this.now });
   }
 
@@ -60,12 +70,12 @@ export class DnsService {
     const key = `${type} ${domain.ascii}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
-      this.opts.metrics.cacheRequests.inc({ cache: 'dns', result: 'hit' });
+      this.hits.inc();
       const elapsed = Math.floor((this.now() - hit.value.fetchedAt) / 1000);
       const maxAge = Math.max(0, (hit.value.ttl ?? 0) - elapsed);
       return { body: this.body(domain, type, hit.value, elapsed, true, started), maxAge };
     }
-    this.opts.metrics.cacheRequests.inc({ cache: 'dns', result: 'miss' });
+    this.misses.inc();
     // The flight is shared, so it is bounded by its own deadline, not by the first caller's signal;
     // each caller still stops waiting when its own signal fires.
     const fetched = await raceSignal(this.flights.run(key, () => this.resolveAndStore(key, domain, type)), signal);
@@ -76,28 +86,39 @@ export class DnsService {
     return this.limiter.run(async () => {
       const resolution = await this.opts.resolver.resolve({ name: domain.ascii, type }, AbortSignal.timeout(this.opts.flightTimeoutMs));
       const ttl = cacheTtl(resolution.answer, this.opts.maxTtl);
-      const fetched: Fetched = { resolution, fetchedAt: this.now(), ttl };
+      const fetchedAt = this.now();
+      const fetched: Fetched = {
+        resolution,
+        fetchedAt,
+        ttl,
+        soa: resolution.answer.authority.filter((r) => r.type === 'SOA'),
+        source: { dns: { resolver: resolution.resolver, protocol: resolution.protocol, queried_at: new Date(fetchedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+        aged: null,
+      };
       if (ttl !== null && ttl > 0) this.cache.set(key, fetched, ttl * 1000);
       return fetched;
     });
   }
 
   private body(domain: DomainName, type: QueryType, f: Fetched, elapsed: number, cached: boolean, started: number): Record<string, unknown> {
-    const { answer, resolver, protocol } = f.resolution;
-    const records: DnsRecord[] = ageRecords(answer.answers, elapsed);
-    const authority: DnsRecord[] = ageRecords(answer.authority.filter((r) => r.type === 'SOA'), elapsed);
+    const { answer, resolver } = f.resolution;
+    let aged = f.aged;
+    if (aged === null || aged.elapsed !== elapsed) {
+      aged = { elapsed, records: ageRecords(answer.answers, elapsed), authority: ageRecords(f.soa, elapsed) };
+      f.aged = aged;
+    }
     return {
       domain: domain.ascii,
       unicode_domain: domain.unicode,
       type,
       status: rcodeName(answer.rcode),
       authenticated: answer.authenticated,
-      records,
-      authority,
+      records: aged.records,
+      authority: aged.authority,
       resolver,
       query_time_ms: Math.round((performance.now() - started) * 100) / 100,
       cached,
-      source: { dns: { resolver, protocol, queried_at: new Date(f.fetchedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+      source: f.source,
     };
   }
 }

@@ -341,3 +341,56 @@ describe('prefix dumps', () => {
     );
   });
 });
+
+describe('OUI and ip2asn parsers (properties)', () => {
+  const registry = fc.constantFrom(['MA-L', 6], ['MA-M', 7], ['MA-S', 9], ['IAB', 9], ['CID', 6]) as fc.Arbitrary<[string, number]>;
+  const vendor = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ,."&-]{0,30}[A-Za-z0-9.]$/);
+  const street = fc.stringMatching(/^[0-9]{1,4} [A-Z][a-z]{2,10} (Street|Road|Loop)$/);
+  const city = fc.stringMatching(/^[A-Z][a-z]{2,12}$/);
+  const cc = fc.constantFrom('US', 'DE', 'GB', 'JP', 'CN', 'NL', 'FR', 'TW', 'KR');
+  const postcode = fc.constantFrom('98248', 'CB23 7NU', '5656 AE', '105-0011', '');
+
+  it('IEEE CSV: registry, assignment, vendor and country survive the round trip', () => {
+    fc.assert(
+      fc.property(registry, fc.stringMatching(/^[0-9A-F]{9}$/), vendor, street, city, cc, postcode, ([reg, digits], hex, v, st, c, country, pc) => {
+        const line = `${reg},${hex.slice(0, digits)},${csvField(v)},${csvField(`${st} ${c} ${country} ${pc}`.trim())}`;
+        const { rows, rejects } = collect<OuiRow>((s) => new IeeeCsvParser(s), `Registry,Assignment,Organization Name,Organization Address\n${line}`);
+        const r = rows[0];
+        return rejects.length === 0 && r !== undefined && r.registry === reg && r.prefix === hex.slice(0, digits) && r.vendor === v.replace(/\s+/g, ' ').trim() && r.country === country;
+      }),
+    );
+  });
+
+  it('IEEE TXT: entries round-trip, country on its own line', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9A-F]{6}$/), vendor, street, city, cc, (hex, v, st, c, country) => {
+        const name = v.replace(/\s+/g, ' ').trim();
+        const text = [`${hex.slice(0, 2)}-${hex.slice(2, 4)}-${hex.slice(4)}   (hex)\t\t${name}`, `${hex}     (base 16)\t\t${name}`, `\t\t\t\t${st}`, `\t\t\t\t${c}`, `\t\t\t\t${country}`, ''].join('\n');
+        const { rows, rejects } = collect<OuiRow>((s) => new IeeeTxtParser(s), text);
+        return rejects.length === 0 && rows.length === 1 && rows[0]!.prefix === hex && rows[0]!.vendor === name && rows[0]!.country === country && rows[0]!.address === `${st}, ${c}`;
+      }),
+    );
+  });
+
+  it('oui-data JSON: every well-formed entry becomes a row', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.stringMatching(/^[0-9A-F]{6}$/), fc.tuple(vendor, city), { maxKeys: 20 }), (entries) => {
+        const json = Object.fromEntries(Object.entries(entries).map(([k, [v, c]]) => [k, `${v}\n${c}\nGermany`]));
+        const rows: OuiRow[] = [];
+        parseOuiDataJson(JSON.stringify(json), { row: (r) => rows.push(r), reject: () => rows.push(null as never) });
+        return rows.length === Object.keys(json).length && rows.every((r) => r !== null && r.country === 'DE' && r.bits === 24);
+      }),
+    );
+  });
+
+  it('ip2asn TSV: IPv4 and IPv6 ranges round-trip', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), fc.integer({ min: 1, max: 4294967295 }), cc, vendor, (ip, asn, country, desc) => {
+        const line = `${ip}\t${ip}\t${asn}\t${country}\t${desc}`;
+        const { rows, rejects } = collect<PrefixRow>((s) => new PrefixParser(s, 'ip2asn'), line);
+        const r = rows[0];
+        return rejects.length === 0 && r !== undefined && r.asn === asn && r.start === r.end && r.org === desc.trim();
+      }),
+    );
+  });
+});
