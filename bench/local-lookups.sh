@@ -15,7 +15,7 @@ SHARED=$(cd "${SHARED_BENCH:-../shared/bench}" && pwd)
 # A private scratch dir: the shared default (/tmp/netintel-bench) may hold another run's anchors.
 export BENCH_WORK=${BENCH_WORK:-/tmp/netintel-bench-local-lookups}
 W=$BENCH_WORK
-DAEMON_PORT=${DAEMON_PORT:-8090}
+DAEMON_PORT=${DAEMON_PORT:-18090}
 DATA=$(mktemp -d /tmp/netintel-bench-data-XXXXXX)
 NM=$ROOT/node_modules
 mkdir -p "$W/data" "$W/app"
@@ -38,12 +38,17 @@ imp prefixes "$NM/@ip-location-db/asn/asn-ipv4.csv" "$NM/@ip-location-db/asn/asn
 imp oui "$NM/oui-data/index.json"
 node bench/local-lookups.mjs gen "$W" "$SHARED/ips.txt"
 
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for p in "$DAEMON_PORT" 8081 8082 8087; do
+  if port_busy "$p"; then echo "port $p is already in use (another benchmark?); set DAEMON_PORT or stop it first" >&2; exit 1; fi
+done
 echo "== starting the daemon (1 worker, CPU 0) on 127.0.0.1:$DAEMON_PORT"
 NETINTEL_HOST=127.0.0.1 NETINTEL_PORT=$DAEMON_PORT NETINTEL_WORKERS=1 NETINTEL_DATA_DIR="$DATA" \
   NETINTEL_RATE_LIMIT_LOCAL=0 NETINTEL_RATE_LIMIT_NETWORK=0 NETINTEL_IMPORT_DEFAULTS=false NETINTEL_LOG_LEVEL=warn \
   taskset -c 0 node dist/cli.js serve >"$W/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$DAEMON_PORT/" && break; sleep 0.2; done
+kill -0 "$DAEMON_PID" 2>/dev/null || { echo "the daemon did not start:" >&2; cat "$W/daemon.log" >&2; exit 1; }
 
 "$SHARED/start-anchors.sh" nginx-geoip2 uws-hello
 P=$(awk '{print $1}' "$W/pids.txt" | paste -sd,)

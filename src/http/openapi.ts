@@ -118,7 +118,7 @@ const SCHEMAS: Record<string, Schema> = {
   }),
   AsnResult: obj({
     query: str, asn: nInt, name: nStr, description: nStr, country: nStr, rir: nStr, allocated: nStr, status: nStr,
-    reserved: bool, ip: nStr, prefix: nStr, announced: bool,
+    reserved: bool, ip: nStr, prefix: nStr, announced: nBool,
     prefixes: nullable(obj({ ipv4: int, ipv6: int }) as Schema & { type: string }), source: SOURCE,
   }),
   PingResult: obj({

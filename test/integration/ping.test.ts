@@ -85,7 +85,7 @@ describe('GET /v1/ping: reachable targets', () => {
   it('counts the one round trip that exceeds NETINTEL_PING_TIMEOUT_MS as 25% loss', async () => {
     const srv = await target({ behaviour: 'slow', slowRequests: [2], delayMs: TIMEOUT_MS * 4 });
     const r = await ping(`127.0.0.1:${srv.port}`, quick);
-    expect(r.body).toMatchObject({ sent: 4, received: 3, packet_loss: 25, reachable: true, error: null });
+    expect(r.body, JSON.stringify(r.body)).toMatchObject({ sent: 4, received: 3, packet_loss: 25, reachable: true, error: null });
     expect(r.body['timings'][1]).toEqual({ seq: 2, rtt_ms: null, status: null, error: 'timeout' });
   });
 

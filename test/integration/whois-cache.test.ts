@@ -124,7 +124,7 @@ describe('RDAP over HTTPS', () => {
     expect(body).toMatchObject({ source_type: 'rdap', registered: true, servers: { rdap: secureRdap.url } });
   });
 
-  it('without the extra CA the certificate is refused: an upstream error, not a hang', async () => {
+  it('without the extra CA the certificate is refused: an upstream error, not a hang', { timeout: 60_000 }, async () => {
     const { NETINTEL_EXTRA_CA: _ca, ...noCa } = env;
     const r = await cli(['lookup', 'whois', 'other.io'], { ...noCa, NETINTEL_DATA_DIR: tempDir() });
     expect(r.code, r.stderr).toBe(1);
@@ -134,7 +134,7 @@ describe('RDAP over HTTPS', () => {
 });
 
 describe('netintel import rdap-bootstrap', () => {
-  it('activates a bootstrap file that later lookups use, whatever NETINTEL_RDAP_BOOTSTRAP says', async () => {
+  it('activates a bootstrap file that later lookups use, whatever NETINTEL_RDAP_BOOTSTRAP says', { timeout: 60_000 }, async () => {
     const dataDir = tempDir();
     const imported = await cli(['import', 'rdap-bootstrap', up.bootstrapFile], { NETINTEL_DATA_DIR: dataDir });
     expect(imported.code, imported.stderr).toBe(0);
@@ -186,7 +186,7 @@ describe('whois-cache export | import', () => {
     expect(json(await cli(['lookup', 'whois', 'chain.net'], offline)).registrar.name).toBe('NEW');
   });
 
-  it('usage errors', async () => {
+  it('usage errors', { timeout: 60_000 }, async () => {
     expect((await cli(['whois-cache', 'explode', 'x'], { NETINTEL_DATA_DIR: tempDir() })).code).toBe(2);
     const missing = await cli(['whois-cache', 'import', '/nonexistent/file.jsonl'], { NETINTEL_DATA_DIR: tempDir() });
     expect(missing.code).toBe(1);

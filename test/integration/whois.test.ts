@@ -200,7 +200,7 @@ describe('health, metrics and the CLI', () => {
     expect(text).toMatch(/netintel_upstream_requests_total\{upstream="whois",outcome="upstream_timeout"\} [1-9]/);
   });
 
-  it('netintel lookup whois prints the same JSON', async () => {
+  it('netintel lookup whois prints the same JSON', { timeout: 60_000 }, async () => {
     // Asynchronous: the upstream servers live in this process and must keep answering.
     const r = await promisify(execFile)(process.execPath, [CLI, 'lookup', 'whois', 'full.com', '--raw'], {
       env: { PATH: process.env['PATH'] ?? '', NETINTEL_DATA_DIR: tempDir(), NETINTEL_IMPORT_DEFAULTS: 'false', ...env },

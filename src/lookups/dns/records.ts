@@ -43,37 +43,38 @@ export function toApiRecord(r: WireRecord): ApiRecord {
   const name = hostOf(r.name);
   const ttl = r.ttl;
   if (!Number.isInteger(ttl) || ttl < 0) throw new MalformedRecordError(`bad TTL on ${name}`);
-  const base = { name, ttl };
+  // Key order as API.md shows it: name, type, ttl, data, then the parsed fields.
+  const rec = (type: string, data: string, fields: Record<string, unknown> = {}): ApiRecord => ({ name, type, ttl, data, ...fields });
   switch (r.type) {
     case 1: {
       const address = str(r, 'address');
       if (!net.isIPv4(address)) throw new MalformedRecordError(`bad A address for ${name}`);
-      return { ...base, type: 'A', data: address, address };
+      return rec('A', address, { address });
     }
     case 28: {
       const address = str(r, 'address');
       if (!net.isIPv6(address)) throw new MalformedRecordError(`bad AAAA address for ${name}`);
-      return { ...base, type: 'AAAA', data: address, address };
+      return rec('AAAA', address, { address });
     }
     case 15: {
       const priority = u16(r, 'priority');
       const exchange = str(r, 'exchange');
-      return { ...base, type: 'MX', data: `${priority} ${absolute(exchange)}`, priority, exchange: hostOf(exchange) };
+      return rec('MX', `${priority} ${absolute(exchange)}`, { priority, exchange: hostOf(exchange) });
     }
     case 16:
     case 99: {
       const strings = r['data'];
       if (!Array.isArray(strings) || !strings.every((s): s is string => typeof s === 'string')) throw new MalformedRecordError(`bad TXT data for ${name}`);
-      return { ...base, type: typeName(r.type), data: strings.map(quoteString).join(' '), text: strings.join(''), strings: [...strings] };
+      return rec(typeName(r.type), strings.map(quoteString).join(' '), { text: strings.join(''), strings: [...strings] });
     }
     case 2: {
       const host = str(r, 'ns');
-      return { ...base, type: 'NS', data: absolute(host), host: hostOf(host) };
+      return rec('NS', absolute(host), { host: hostOf(host) });
     }
     case 5:
     case 12: {
       const target = str(r, 'domain');
-      return { ...base, type: typeName(r.type), data: absolute(target), target: hostOf(target) };
+      return rec(typeName(r.type), absolute(target), { target: hostOf(target) });
     }
     case 6: {
       const mname = str(r, 'primary');
@@ -83,28 +84,26 @@ export function toApiRecord(r: WireRecord): ApiRecord {
       const retry = u32(r, 'retry');
       const expire = u32(r, 'expiration');
       const minimum = u32(r, 'minimum');
-      return {
-        ...base, type: 'SOA',
-        data: `${absolute(mname)} ${absolute(rname)} ${serial} ${refresh} ${retry} ${expire} ${minimum}`,
+      return rec('SOA', `${absolute(mname)} ${absolute(rname)} ${serial} ${refresh} ${retry} ${expire} ${minimum}`, {
         mname: hostOf(mname), rname: hostOf(rname), serial, refresh, retry, expire, minimum,
-      };
+      });
     }
     case 33: {
       const priority = u16(r, 'priority');
       const weight = u16(r, 'weight');
       const port = u16(r, 'port');
       const target = str(r, 'target');
-      return { ...base, type: 'SRV', data: `${priority} ${weight} ${port} ${absolute(target)}`, priority, weight, port, target: hostOf(target) };
+      return rec('SRV', `${priority} ${weight} ${port} ${absolute(target)}`, { priority, weight, port, target: hostOf(target) });
     }
     case 257: {
       const flags = u8(r, 'flags');
       const tag = str(r, 'tag');
       const value = str(r, 'value');
       if (tag.length === 0 || !/^[A-Za-z0-9]+$/.test(tag)) throw new MalformedRecordError(`bad CAA tag for ${name}`);
-      return { ...base, type: 'CAA', data: `${flags} ${tag} ${quoteString(value)}`, flags, tag, value };
+      return rec('CAA', `${flags} ${tag} ${quoteString(value)}`, { flags, tag, value });
     }
     default:
-      return { ...base, type: typeName(r.type), data: genericData(r) };
+      return rec(typeName(r.type), genericData(r));
   }
 }
 
