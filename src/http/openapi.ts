@@ -25,8 +25,8 @@ function obj(properties: Record<string, Schema>, optional: Record<string, Schema
 
 const SOURCE = {
   type: 'object',
-  description: 'Each dataset or upstream the answer came from, with its version or build time.',
-  additionalProperties: { type: 'object' },
+  description: 'Each dataset or upstream the answer came from, with its version or build time (null: that dataset is not loaded).',
+  additionalProperties: { type: ['object', 'null'] },
 };
 
 const DNS_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME', 'SOA', 'CAA', 'SRV'];

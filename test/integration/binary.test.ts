@@ -238,6 +238,13 @@ describe('serve from an empty data directory (one worker)', () => {
 
 // Small generated datasets (invented names), imported by the binary's own `netintel import`.
 const PREFIXES_CSV = ['8.8.8.0,8.8.8.255,15169,Elbonia Search LLC', '1.1.1.0,1.1.1.255,13335,Mudflare Inc'].join('\n') + '\n';
+const ASNAMES_TXT = ['13335 MUDFLARENET - Mudflare Inc, US', '15169 ELBONIA-SEARCH - Elbonia Search LLC, US'].join('\n') + '\n';
+const RIR_STATS = [
+  '2.3|arin|20260601|2|19700101|20260601|+0000',
+  'arin|*|asn|*|2|summary',
+  'arin|US|asn|13335|1|20100714|assigned|0001',
+  'arin|US|asn|15169|1|20000330|assigned|0002',
+].join('\n') + '\n';
 const OUI_CSV = ['Registry,Assignment,Organization Name,Organization Address', 'MA-L,B827EB,Mudberry Pi Trading Ltd,"1 Mud Street Cambridge  GB CB4 0DS "'].join('\n') + '\n';
 
 describe('serve with imported data and two worker threads', () => {
@@ -251,7 +258,11 @@ describe('serve with imported data and two worker threads', () => {
       prefixes: path.join(fixtures, 'asn-ipv4.csv'),
       oui: path.join(fixtures, 'oui.csv'),
       geo: path.join(fixtures, 'geo.mmdb'),
+      asnames: path.join(fixtures, 'asn.txt'),
+      rir: path.join(fixtures, 'delegated-arin-extended-latest'),
     };
+    fs.writeFileSync(files.asnames, ASNAMES_TXT);
+    fs.writeFileSync(files.rir, RIR_STATS);
     fs.writeFileSync(files.prefixes, PREFIXES_CSV);
     fs.writeFileSync(files.oui, OUI_CSV);
     fs.writeFileSync(

@@ -155,6 +155,19 @@ describe('GET /v1/dns over DoH (HTTPS, test CA)', () => {
     if (code === 'invalid_type') expect(body['error']).toContain('A, AAAA, MX, TXT, NS, CNAME, SOA, CAA, SRV');
   });
 
+  it('random path parameters and types give JSON 200 or 400, never a 5xx', async () => {
+    const fc = (await import('fast-check')).default;
+    const samples = fc.sample(fc.tuple(fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.domain()), fc.option(fc.string({ maxLength: 8 }))), 60);
+    for (const [param, type] of samples) {
+      if (param === '') continue;
+      const q = type === null ? '' : `?type=${encodeURIComponent(type)}`;
+      const res = await fetch(`${d.doh.url}/v1/dns/${encodeURIComponent(param)}${q}`);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect([200, 400], `${JSON.stringify(param)} ${JSON.stringify(type)} → ${res.status} ${JSON.stringify(body)}`).toContain(res.status);
+      if (res.status === 400) expect(['invalid_domain', 'invalid_type']).toContain(body['code']);
+    }
+  });
+
   it('exports the dns metrics', async () => {
     const text = await (await fetch(`${d.doh.url}/metrics`)).text();
     expect(text).toMatch(/netintel_upstream_requests_total\{upstream="dns",outcome="ok"\} [1-9]/);

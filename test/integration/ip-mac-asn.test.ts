@@ -114,7 +114,7 @@ describe('no data loaded', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(r.body).toMatchObject({ bogon: true, bogon_reason: why, city: null, country: null, asn: null, isp: null, prefix: null });
-    expect(r.body['source']).toMatchObject({ geo: null, asn: null });
+    expect(r.body['source']).toEqual({ special_purpose: { dataset: 'iana-special-purpose-registries (built in)', built_at: null } });
   });
 
   it('a public address before any import: 503 dataset_unavailable with Retry-After', async () => {

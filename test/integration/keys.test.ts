@@ -44,7 +44,11 @@ const listJson = (dataDir: string): ListedKey[] => JSON.parse(cli(dataDir, 'list
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-async function lookup(d: Daemon, headers: Record<string, string> = {}, path = '/v1/ip/192.0.2.1'): Promise<Response> {
+/**
+ * An admitted request that does not depend on any dataset or lookup being complete: a malformed IP is
+ * refused by the lookup (400 invalid_ip) only after the gate has counted it.
+ */
+async function lookup(d: Daemon, headers: Record<string, string> = {}, path = '/v1/ip/not-an-ip'): Promise<Response> {
   return fetch(`${d.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
 }
 

@@ -42,6 +42,10 @@ beforeAll(async () => {
     startDaemon({ env: { ...env, ...allow, NETINTEL_PING_TIMEOUT_MS: String(TIMEOUT_MS) } }),
     startDaemon({ env }),
   ]);
+  // The first probe of a fresh daemon compiles the TLS and HTTP client paths; on a busy machine that alone can
+  // approach the short timeout of `quick`, so each daemon probes once before the tests measure anything.
+  const warm = await target({ behaviour: 'fast' });
+  await Promise.all([ping(`127.0.0.1:${warm.port}`, open), ping(`127.0.0.1:${warm.port}`, quick)]);
 });
 
 afterAll(async () => {

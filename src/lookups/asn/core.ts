@@ -65,10 +65,11 @@ export function isReservedAsn(asn: number): boolean {
   );
 }
 
+/** The datasets the answer came from; one that is not loaded is absent. */
 export interface AsnSources {
-  prefixes: DatasetMeta | null;
-  as_names: DatasetMeta | null;
-  rir: DatasetMeta | null;
+  readonly prefixes?: DatasetMeta;
+  readonly as_names?: DatasetMeta;
+  readonly rir?: DatasetMeta;
 }
 
 export interface AsnResult {
@@ -80,7 +81,7 @@ export interface AsnResult {
   rir: string | null;
   allocated: string | null;
   status: string | null;
-  reserved: boolean | null;
+  reserved: boolean;
   ip: string | null;
   prefix: string | null;
   announced: boolean | null;
@@ -130,7 +131,7 @@ export function asnResultForIp(
   if (as.asn === null) {
     return {
       query, asn: null, name: null, description: null, country: null, rir: null, allocated: null, status: null,
-      reserved: null, ip: ip.text, prefix: null, announced: false, prefixes: null, source,
+      reserved: false, ip: ip.text, prefix: null, announced: false, prefixes: null, source,
     };
   }
   return {

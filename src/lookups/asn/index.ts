@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { AsnSource, DatasetMeta, PrefixSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
 import type { Lookup, LookupResponse } from '../types.js';
+import { LOCAL_MAX_AGE } from '../ip/index.js';
 import { RangeInfoCache } from '../ip/core.js';
 import { ASN_ACCEPTED, asnResult, asnResultForIp, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
 
@@ -11,7 +12,6 @@ export interface AsnDatasets {
   readonly asns: AsnSource | null;
 }
 
-const MAX_AGE = 3600;
 const RETRY_AFTER = { 'retry-after': '60' };
 
 /**
@@ -21,11 +21,15 @@ const RETRY_AFTER = { 'retry-after': '60' };
  */
 export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => AsnResult {
   let last: [DatasetMeta | null, DatasetMeta | null, DatasetMeta | null] = [null, null, null];
-  let sources: AsnSources = { prefixes: null, as_names: null, rir: null };
+  let sources: AsnSources = {};
   const sourcesFor = (prefixes: DatasetMeta | null, names: DatasetMeta | null, rir: DatasetMeta | null): AsnSources => {
     if (prefixes !== last[0] || names !== last[1] || rir !== last[2]) {
       last = [prefixes, names, rir];
-      sources = { prefixes, as_names: names, rir };
+      sources = Object.freeze({
+        ...(prefixes === null ? {} : { prefixes }),
+        ...(names === null ? {} : { as_names: names }),
+        ...(rir === null ? {} : { rir }),
+      });
     }
     return sources;
   };
@@ -66,6 +70,6 @@ export function createAsnLookup(ctx: AppContext): Lookup {
   return {
     name: 'asn',
     klass: 'local',
-    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: MAX_AGE }),
+    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }

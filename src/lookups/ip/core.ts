@@ -5,10 +5,19 @@ import { continentCode, continentName, countryName, normaliseCountryCode, roundC
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
 
+/**
+ * `source`: the datasets the answer came from, by role; a dataset that is not loaded contributed
+ * nothing and is absent. A special-purpose answer names the built-in registry table instead.
+ */
 export interface IpSources {
-  geo: DatasetMeta | null;
-  asn: DatasetMeta | null;
+  readonly geo?: DatasetMeta;
+  readonly asn?: DatasetMeta;
+  readonly special_purpose?: DatasetMeta;
 }
+
+export const SPECIAL_PURPOSE_SOURCE: IpSources = Object.freeze({
+  special_purpose: Object.freeze({ dataset: 'iana-special-purpose-registries (built in)', built_at: null }),
+});
 
 export interface IpResult {
   ip: string;
@@ -214,8 +223,8 @@ export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSo
 }
 
 /** The answer for a special-purpose address: geo and AS fields null (API.md). */
-export function bogonResult(ip: IpAddress, reason: string, source: IpSources): IpResult {
-  const r = ipResult(ip, NO_GEO, NO_AS, source);
+export function bogonResult(ip: IpAddress, reason: string): IpResult {
+  const r = ipResult(ip, NO_GEO, NO_AS, SPECIAL_PURPOSE_SOURCE);
   r.bogon = true;
   r.bogon_reason = reason;
   return r;

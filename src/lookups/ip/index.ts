@@ -14,6 +14,7 @@ export interface IpDatasets {
   readonly asns: AsnSource | null;
 }
 
+/** API.md: local-data lookups are `Cache-Control: public, max-age=3600`. */
 export const LOCAL_MAX_AGE = 3600;
 const RETRY_AFTER = { 'retry-after': '60' };
 
@@ -35,12 +36,12 @@ export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpRes
   });
   let lastGeo: DatasetMeta | null = null;
   let lastAsn: DatasetMeta | null = null;
-  let sources: IpSources = { geo: null, asn: null };
+  let sources: IpSources = {};
   const sourcesFor = (geo: DatasetMeta | null, asn: DatasetMeta | null): IpSources => {
     if (geo !== lastGeo || asn !== lastAsn) {
       lastGeo = geo;
       lastAsn = asn;
-      sources = { geo, asn };
+      sources = Object.freeze({ ...(geo === null ? {} : { geo }), ...(asn === null ? {} : { asn }) });
     }
     return sources;
   };
@@ -50,12 +51,12 @@ export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpRes
     if (ip === null) throw invalidIp(param);
     const geoSource = datasets.geo;
     const prefixSource = datasets.prefixes;
-    const source = sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null);
     const reason = bogonReason(ip);
-    if (reason !== null) return bogonResult(ip, reason, source);
+    if (reason !== null) return bogonResult(ip, reason);
     if (geoSource === null && prefixSource === null) {
       throw new LookupError('dataset_unavailable', 'The geolocation and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
     }
+    const source = sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null);
     const rec = geoSource === null ? null : geoSource.lookup(ip.text);
     const geo = rec === null ? NO_GEO : geoCache.get(rec);
     let as = NO_AS;

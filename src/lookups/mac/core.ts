@@ -75,7 +75,8 @@ export interface MacResult {
   multicast: boolean;
   locally_administered: boolean;
   randomized: boolean;
-  source: { oui: DatasetMeta | null };
+  /** The registry consulted; absent when none was loaded (the answer then comes from the address bits alone). */
+  source: { oui?: DatasetMeta };
 }
 
 /** The 12 hex digits the registry is searched with: the query padded with zeros, I/G bit cleared. */
@@ -97,10 +98,10 @@ function blockOf(hex: string, bits: number): { start: string; end: string; size:
   };
 }
 
-const NO_SOURCE = Object.freeze({ oui: null });
+const NO_SOURCE = Object.freeze({});
 const sources = new WeakMap<DatasetMeta, { oui: DatasetMeta }>();
 
-function sourceOf(meta: DatasetMeta | null): { oui: DatasetMeta | null } {
+function sourceOf(meta: DatasetMeta | null): { oui?: DatasetMeta } {
   if (meta === null) return NO_SOURCE;
   let s = sources.get(meta);
   if (s === undefined) {

@@ -3,13 +3,13 @@ import type { AppContext } from '../../context.js';
 import type { OuiSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
 import type { Lookup, LookupResponse } from '../types.js';
+import { LOCAL_MAX_AGE } from '../ip/index.js';
 import { MAC_ACCEPTED, macResult, parseMac, searchKey, type MacResult } from './core.js';
 
 export interface MacDatasets {
   readonly oui: OuiSource | null;
 }
 
-const MAX_AGE = 3600;
 
 /**
  * The answer for one parameter. A locally administered unicast address needs no registry unless
@@ -34,6 +34,6 @@ export function createMacLookup(ctx: AppContext): Lookup {
   return {
     name: 'mac',
     klass: 'local',
-    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: MAX_AGE }),
+    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }

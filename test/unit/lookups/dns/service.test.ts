@@ -68,6 +68,14 @@ describe('answers over each transport', () => {
     expect(bodies[0]!['authenticated']).toBe(false);
   });
 
+  it('sends DoH URL credentials as Basic auth and never shows them', async () => {
+    const withCreds = doh.url.replace('http://', 'http://reader:s3cret@');
+    const { body } = await service([withCreds]).run(ZONE, 'NS');
+    expect(body['resolver']).toBe(doh.url);
+    expect(JSON.stringify(body)).not.toContain('s3cret');
+    expect(doh.headers.at(-1)?.['authorization']).toBe(`Basic ${Buffer.from('reader:s3cret').toString('base64')}`);
+  });
+
   it('sends EDNS0 with AD=1 and RD=1', async () => {
     await service([zone.udp]).run(`host.${ZONE}`, 'AAAA');
     expect(zone.log.last).toEqual({ ad: 1, rd: 1, edns: true, ednsSize: 1232 });
