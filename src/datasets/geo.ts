@@ -3,6 +3,8 @@
 // chosen by address family, because an IPv4-only tree given an IPv6 address answers for its first 32 bits.
 import { Reader } from 'mmdb-lib';
 import type { DatasetMeta, GeoRecord, GeoSource } from './types.js';
+import { parseV4, parseV6Groups } from './ip.js';
+import { TreeWalker } from './mmdb-walk.js';
 
 export interface MmdbInfo {
   readonly ipVersion: 4 | 6;
@@ -165,18 +167,22 @@ const IP_CACHE = 20_000;
 type RawReader = Reader<Record<string, unknown>>;
 
 /**
- * mmdb-lib's Reader split in its two steps (tree walk, then decode) so the cache can hold our
- * normalised record per data pointer: a hit costs the walk and one Map lookup. mmdb-lib 3.x has both
- * methods; should a later version drop them, fall back to get() plus normalising per decoded object.
+ * mmdb-lib decodes; the tree walk is ours (TreeWalker), on the address parsed once, and the cache
+ * holds our normalised record per data pointer: a hit costs the walk and one Map lookup. mmdb-lib
+ * 3.x has resolveDataPointer(); should a later version drop it, fall back to get() plus normalising
+ * per decoded object.
  */
-interface SplitReader {
-  findAddressInTree(ip: string): [number | null, number];
+interface PointerReader {
   resolveDataPointer(pointer: number): unknown;
 }
 
+const groups = new Uint16Array(8);
+
 class FamilyReader {
   private readonly reader: RawReader;
-  private readonly split: SplitReader | null;
+  private readonly pointers: PointerReader | null;
+  private readonly walker: TreeWalker;
+  private readonly ipVersion: number;
   private readonly byPointer = new GenerationalCache<GeoRecord>(RECORD_CACHE);
   private readonly byObject = new WeakMap<object, GeoRecord>();
   // Clients repeat: the answer per address text skips the tree walk too.
@@ -184,8 +190,10 @@ class FamilyReader {
 
   constructor(bytes: SharedArrayBuffer) {
     this.reader = new Reader(Buffer.from(bytes), { cache: new GenerationalCache(DECODER_CACHE) });
-    const r = this.reader as unknown as Partial<SplitReader>;
-    this.split = typeof r.findAddressInTree === 'function' && typeof r.resolveDataPointer === 'function' ? (this.reader as unknown as SplitReader) : null;
+    const r = this.reader as unknown as Partial<PointerReader>;
+    this.pointers = typeof r.resolveDataPointer === 'function' ? (this.reader as unknown as PointerReader) : null;
+    this.walker = new TreeWalker(new Uint8Array(bytes), this.reader.metadata);
+    this.ipVersion = this.reader.metadata.ipVersion;
   }
 
   get(ip: string): GeoRecord | null {
@@ -197,7 +205,7 @@ class FamilyReader {
   }
 
   private resolve(ip: string): GeoRecord | null {
-    if (this.split === null) {
+    if (this.pointers === null) {
       const raw = this.reader.get(ip);
       if (raw === null || typeof raw !== 'object') return null;
       let rec = this.byObject.get(raw);
@@ -207,11 +215,19 @@ class FamilyReader {
       }
       return rec;
     }
-    const [pointer] = this.split.findAddressInTree(ip);
-    if (pointer === null) return null;
+    let pointer: number;
+    const v4 = parseV4(ip);
+    if (v4 >= 0) {
+      pointer = this.walker.findV4(v4);
+    } else {
+      // An IPv4-only tree has no answer for IPv6 (mmdb-lib would walk its first 32 bits).
+      if (this.ipVersion !== 6 || !parseV6Groups(ip, groups)) return null;
+      pointer = this.walker.findV6(groups);
+    }
+    if (pointer < 0) return null;
     let rec = this.byPointer.get(pointer);
     if (rec === undefined) {
-      const raw = this.split.resolveDataPointer(pointer);
+      const raw = this.pointers.resolveDataPointer(pointer);
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
       rec = Object.freeze(normaliseGeo(raw as Record<string, unknown>));
       this.byPointer.set(pointer, rec);

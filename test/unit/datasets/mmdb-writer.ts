@@ -90,10 +90,11 @@ export interface MmdbOptions {
   readonly ipVersion: 4 | 6;
   readonly databaseType: string;
   readonly buildEpoch?: number;
+  readonly recordSize?: 24 | 28 | 32;
   readonly networks: readonly MmdbNetwork[];
 }
 
-/** Builds an mmdb file (record size 24). Networks must not overlap. */
+/** Builds an mmdb file (record size 24 unless given). Networks must not overlap. */
 export function buildMmdb(opts: MmdbOptions): Buffer {
   type Child = { node: number } | { data: number } | null;
   const nodes: [Child, Child][] = [[null, null]];
@@ -123,11 +124,25 @@ export function buildMmdb(opts: MmdbOptions): Buffer {
     nodes[node]![bits[len - 1]!] = { data: offset };
   }
   const nodeCount = nodes.length;
-  const tree = Buffer.alloc(nodeCount * 6);
+  const recordSize = opts.recordSize ?? 24;
+  const nodeBytes = recordSize / 4;
+  const tree = Buffer.alloc(nodeCount * nodeBytes);
   const rec = (c: Child): number => (c === null ? nodeCount : 'node' in c ? c.node : nodeCount + 16 + c.data);
   nodes.forEach(([l, r], i) => {
-    tree.writeUIntBE(rec(l), i * 6, 3);
-    tree.writeUIntBE(rec(r), i * 6 + 3, 3);
+    const o = i * nodeBytes;
+    const a = rec(l);
+    const b = rec(r);
+    if (recordSize === 24) {
+      tree.writeUIntBE(a, o, 3);
+      tree.writeUIntBE(b, o + 3, 3);
+    } else if (recordSize === 28) {
+      tree.writeUIntBE(a & 0xffffff, o, 3);
+      tree[o + 3] = ((a >>> 24) << 4) | (b >>> 24);
+      tree.writeUIntBE(b & 0xffffff, o + 4, 3);
+    } else {
+      tree.writeUInt32BE(a, o);
+      tree.writeUInt32BE(b, o + 4);
+    }
   });
   const meta = encode({
     binary_format_major_version: 2,
@@ -138,7 +153,7 @@ export function buildMmdb(opts: MmdbOptions): Buffer {
     ip_version: opts.ipVersion,
     languages: ['en'],
     node_count: nodeCount,
-    record_size: 24,
+    record_size: recordSize,
   });
   return Buffer.concat([tree, Buffer.alloc(16), ...dataParts, Buffer.from([0xab, 0xcd, 0xef]), Buffer.from('MaxMind.com'), meta]);
 }
