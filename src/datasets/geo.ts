@@ -162,7 +162,6 @@ export class GenerationalCache<V> {
 const RECORD_CACHE = 40_000;
 // mmdb-lib's own cache, for values shared through pointers inside the data section.
 const DECODER_CACHE = 4_000;
-const IP_CACHE = 20_000;
 
 type RawReader = Reader<Record<string, unknown>>;
 
@@ -185,8 +184,6 @@ class FamilyReader {
   private readonly ipVersion: number;
   private readonly byPointer = new GenerationalCache<GeoRecord>(RECORD_CACHE);
   private readonly byObject = new WeakMap<object, GeoRecord>();
-  // Clients repeat: the answer per address text skips the tree walk too.
-  private readonly byIp = new GenerationalCache<GeoRecord | null>(IP_CACHE);
 
   constructor(bytes: SharedArrayBuffer) {
     this.reader = new Reader(Buffer.from(bytes), { cache: new GenerationalCache(DECODER_CACHE) });
@@ -196,15 +193,8 @@ class FamilyReader {
     this.ipVersion = this.reader.metadata.ipVersion;
   }
 
+  // No cache keyed by address text: with random clients its inserts cost more than the walk it saves.
   get(ip: string): GeoRecord | null {
-    const hit = this.byIp.get(ip);
-    if (hit !== undefined) return hit;
-    const rec = this.resolve(ip);
-    this.byIp.set(ip, rec);
-    return rec;
-  }
-
-  private resolve(ip: string): GeoRecord | null {
     if (this.pointers === null) {
       const raw = this.reader.get(ip);
       if (raw === null || typeof raw !== 'object') return null;
