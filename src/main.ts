@@ -7,6 +7,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { Datasets, type DatasetShare } from './datasets/registry.js';
+import { startRefreshScheduler, type RefreshScheduler } from './datasets/refresh/scheduler.js';
 import { createGateShare } from './http/gate.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
@@ -35,6 +36,13 @@ export interface RunningDaemon {
 /** `netintel serve`: the main thread owns the data and the scheduler; worker threads serve HTTP on one port. */
 export async function serve(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningDaemon> {
   const t0 = Date.now();
+  // SIGHUP means "refresh now" and must never end the daemon (Node's default): take it over first.
+  let scheduler: RefreshScheduler | null = null;
+  const onHangup = (): void => {
+    if (scheduler === null) log.info({ signal: 'SIGHUP' }, 'SIGHUP ignored: still starting (or stopping)');
+    else scheduler.onSignal();
+  };
+  process.on('SIGHUP', onHangup);
   log.info({ step: 'config', dataDir: config.dataDir, host: config.host, port: config.port, workers: config.workers }, 'starting netintel');
   const ctx = createContext(config, log);
   log.info({ step: 'store', file: databasePath(config), ms: Date.now() - t0 }, 'store opened');
@@ -133,10 +141,14 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   }
 
   log.info({ step: 'listening', host: config.host, port, workers: workers.length, ms: Date.now() - t0 }, `listening on ${config.host}:${port}`);
+  scheduler = startRefreshScheduler(ctx);
 
   function stop(): Promise<void> {
     stopped ??= (async () => {
       stopping = true;
+      const stoppingScheduler = scheduler;
+      scheduler = null;
+      await stoppingScheduler?.stop();
       log.info({ step: 'drain' }, 'draining');
       const exits = workers.map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())));
       for (const w of workers) w.postMessage({ type: 'drain' } satisfies MainToWorker);

@@ -25,6 +25,9 @@ import {
 export const HEALTH_DATASETS = ['geo', 'oui', 'asn', 'rdap_bootstrap', 'ct_logs'] as const;
 export type HealthDatasetName = (typeof HEALTH_DATASETS)[number];
 
+/** Datasets this module loads into memory. */
+const LOCAL_DATASETS = ['geo', 'prefixes', 'oui', 'asnames', 'rir'] as const;
+
 /** The `dataset` rows that together make up the health entry `asn`. */
 export const ASN_PARTS = ['prefixes', 'asnames', 'rir'] as const;
 
@@ -73,6 +76,7 @@ export class Datasets {
   private rirSlot: Slot<RirTable> | undefined;
   private asnView: AsnView | null | undefined;
   private statusCache: { at: number; value: Record<HealthDatasetName, DatasetStatus> } | null = null;
+  private readonly loadedVersions = new Map<string, string | null>();
 
   constructor(private readonly db: Db, private readonly staleAfterSeconds: number, share: DatasetShare = null) {
     // The store lives in the data directory; the active mmdb files sit beside it in geo/.
@@ -133,6 +137,25 @@ export class Datasets {
     for (const l of this.activatedListeners) l(name, share);
   }
 
+  /**
+   * Main thread (SIGHUP, refresh): activates every local dataset whose active version in the store
+   * differs from the one loaded here, e.g. after `netintel import` ran in another process.
+   * Returns the names that were reloaded.
+   */
+  syncWithStore(): string[] {
+    const changed: string[] = [];
+    for (const name of LOCAL_DATASETS) {
+      const row = this.row(name);
+      const current = row === null ? null : `${row.loaded_at}|${row.sha256}`;
+      if ((this.loadedVersions.get(name) ?? null) !== current) {
+        this.activated(name);
+        this.loadedVersions.set(name, current);
+        changed.push(name);
+      }
+    }
+    return changed;
+  }
+
   /** A dataset was activated elsewhere (main thread, CLI import): swap to its new version. */
   reload(name: string, share: DatasetShare = null): void {
     this.statusCache = null;
@@ -182,8 +205,11 @@ export class Datasets {
     return s === null ? { value: null, share: null } : { value: new PrefixSnapshot(s), share: s };
   }
 
+  /** Reads a dataset row and remembers which version this thread is loading (for syncWithStore). */
   private row(name: string): DatasetRow | null {
-    return readDatasetRow(this.db, name);
+    const row = readDatasetRow(this.db, name);
+    this.loadedVersions.set(name, row === null ? null : `${row.loaded_at}|${row.sha256}`);
+    return row;
   }
 
   private loadGeo(): Slot<GeoSource, GeoShare> {

@@ -187,7 +187,9 @@ describe('GET /v1/dns over classic DNS with failover', () => {
   it('retries a truncated UDP answer over TCP', async () => {
     const { body } = await get(d.failover, `/v1/dns/big.${ZONE}?type=TXT`);
     expect(records(body)).toHaveLength(40);
-    expect(zone.log.seen.filter((s) => s.startsWith(`big.${ZONE} 16`))).toEqual([`big.${ZONE} 16 udp`, `big.${ZONE} 16 tcp`]);
+    const seen = zone.log.seen.filter((s) => s.startsWith(`big.${ZONE} 16`));
+    expect(seen[0]).toBe(`big.${ZONE} 16 udp`);
+    expect(seen.at(-1)).toBe(`big.${ZONE} 16 tcp`);
   });
 });
 

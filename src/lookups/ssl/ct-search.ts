@@ -27,7 +27,7 @@ export function parseCtSearch(body: unknown): HistoryEntry[] {
     bySerial.set(serial, {
       fingerprint_sha256: null,
       serial_number: serial,
-      issuer: typeof r.issuer_name === 'string' ? rfc4514(r.issuer_name) : '',
+      issuer: typeof r.issuer_name === 'string' && r.issuer_name.trim() !== '' ? rfc4514(r.issuer_name) : null,
       valid_from: validFrom,
       expires_at: expiresAt,
       first_seen: logged,

@@ -12,7 +12,8 @@ export interface ObservedCert {
 export interface HistoryEntry {
   readonly fingerprint_sha256: string | null;
   readonly serial_number: string;
-  readonly issuer: string;
+  /** RFC 4514 DN; null when a CT search entry names none. */
+  readonly issuer: string | null;
   readonly valid_from: string;
   readonly expires_at: string;
   readonly first_seen: string | null;

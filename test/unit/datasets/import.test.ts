@@ -219,3 +219,23 @@ describe('start-up housekeeping', () => {
     expect(lines).toEqual(['importing file.csv: 25%', 'importing file.csv: 50%', 'importing file.csv: 75%']);
   });
 });
+
+describe('syncWithStore (SIGHUP after a CLI import)', () => {
+  it('activates exactly the datasets another process changed and tells the listeners', async () => {
+    const { ctx, dir } = ctxFor();
+    await importDataset(ctx, 'oui', [writeFile(dir, 'oui.csv', OUI_CSV)]);
+    ctx.datasets.loadAll();
+    expect(ctx.datasets.syncWithStore()).toEqual([]);
+    const seen: string[] = [];
+    ctx.datasets.onActivated((name) => seen.push(name));
+    // Another process (the CLI) imports into the same store.
+    const cli = testContext(dir);
+    contexts.push(cli);
+    await importDataset(cli, 'oui', [writeFile(dir, 'mam.csv', MAM_CSV + '\nMA-M,8C1F64E,Other,Here DE 1')], { force: true });
+    expect(ctx.datasets.oui!.lookup('8C1F64E00000')).toBeNull();
+    expect(ctx.datasets.syncWithStore()).toEqual(['oui']);
+    expect(seen).toEqual(['oui']);
+    expect(ctx.datasets.oui!.lookup('8C1F64E00000')!.vendor).toBe('Other');
+    expect(ctx.datasets.syncWithStore()).toEqual([]);
+  });
+});

@@ -83,9 +83,12 @@ describe('answers over each transport', () => {
 
   it('retries a truncated UDP answer over TCP', async () => {
     const before = zone.log.seen.length;
-    const { body } = await service([zone.udp]).run(`big.${ZONE}`, 'TXT');
+    const { body } = await service([zone.udp], { timeoutMs: 10_000 }).run(`big.${ZONE}`, 'TXT');
     expect(body['records']).toHaveLength(40);
-    expect(zone.log.seen.slice(before)).toEqual([`big.${ZONE} 16 udp`, `big.${ZONE} 16 tcp`]);
+    // On a loaded machine the UDP retransmission may fire too, hence "UDP first, then TCP".
+    const seen = zone.log.seen.slice(before);
+    expect(seen[0]).toBe(`big.${ZONE} 16 udp`);
+    expect(seen.at(-1)).toBe(`big.${ZONE} 16 tcp`);
   });
 
   it('shows the domain in ASCII and Unicode form', async () => {
@@ -186,7 +189,7 @@ describe('failover and failures', () => {
   });
 
   it.each(['garbage', 'wrong-question', 'truncated-body'])('a resolver sending %s gives 502', async (kind) => {
-    const e = await failure(service([bad[kind]!.url], { timeoutMs: 300 }).run(ZONE, 'A'));
+    const e = await failure(service([bad[kind]!.url], { timeoutMs: 5000 }).run(ZONE, 'A'));
     expect(e.code).toBe('upstream_error');
     expect(e.status).toBe(502);
     expect(e.message).toContain(bad[kind]!.url);
@@ -199,8 +202,8 @@ describe('failover and failures', () => {
   });
 
   it('silent then garbage is 502; silent then live answers', async () => {
-    expect((await failure(service([bad['silent']!.url, bad['garbage']!.url], { timeoutMs: 200 }).run(ZONE))).code).toBe('upstream_error');
-    expect((await service([bad['silent']!.url, zone.tcp], { timeoutMs: 200 }).run(ZONE)).body['resolver']).toBe(zone.tcp);
+    expect((await failure(service([bad['silent']!.url, bad['garbage']!.url], { timeoutMs: 1000 }).run(ZONE))).code).toBe('upstream_error');
+    expect((await service([bad['silent']!.url, zone.tcp], { timeoutMs: 1000 }).run(ZONE)).body['resolver']).toBe(zone.tcp);
   });
 
   it.each([['http-500', 'upstream_error'], ['wrong-content-type', 'upstream_error'], ['garbage', 'upstream_error'], ['hang', 'upstream_timeout']] as const)(
@@ -208,7 +211,8 @@ describe('failover and failures', () => {
     async (behaviour, code) => {
       const s = await startDohServer({ behaviour });
       try {
-        expect((await failure(service([s.url], { timeoutMs: 300 }).run(ZONE))).code).toBe(code);
+        // Short only where a timeout is the expected outcome; generous elsewhere for loaded machines.
+        expect((await failure(service([s.url], { timeoutMs: behaviour === 'hang' ? 300 : 5000 }).run(ZONE))).code).toBe(code);
       } finally {
         await s.close();
       }
