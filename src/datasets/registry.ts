@@ -145,7 +145,7 @@ export class Datasets {
   syncWithStore(): string[] {
     const changed: string[] = [];
     for (const name of LOCAL_DATASETS) {
-      const row = this.row(name);
+      const row = readDatasetRow(this.db, name);
       const current = row === null ? null : `${row.loaded_at}|${row.sha256}`;
       if ((this.loadedVersions.get(name) ?? null) !== current) {
         this.activated(name);

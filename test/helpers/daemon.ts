@@ -42,6 +42,15 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     NETINTEL_DRAIN_DELAY_MS: '0',
     NETINTEL_IMPORT_DEFAULTS: 'false',
     NETINTEL_LOG_LEVEL: 'info',
+    // Tests reach loopback only: no upstream defaults to a public server unless a test points it somewhere.
+    NETINTEL_DOH_URL: 'udp://127.0.0.1:9',
+    NETINTEL_WHOIS_SERVER: '127.0.0.1:9',
+    NETINTEL_RDAP_BOOTSTRAP: 'none',
+    NETINTEL_CT_LOG_LIST: 'none',
+    NETINTEL_SOURCE_OUI: 'none',
+    NETINTEL_SOURCE_RIR: 'none',
+    NETINTEL_SOURCE_ASNAMES: 'none',
+    NETINTEL_SOURCE_PREFIXES: 'none',
     ...opts.env,
   };
   const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
