@@ -9,6 +9,7 @@ import { healthText, type HealthState } from './health.js';
 import { docsHtml } from './docs.js';
 import { openApiDocument } from './openapi.js';
 import type { Gate } from './gate.js';
+import { DeadlineTicker, NEVER_ABORTED } from './deadline.js';
 import { requestShapeError } from './request-limits.js';
 
 export const MAX_PATH_BYTES = 2048;
@@ -42,6 +43,7 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
   const docsHtmlCache = new Map<string, string>();
   let openApiCache: string | null = null;
   const log = ctx.log.child({ module: 'http' });
+  const deadlines = new DeadlineTicker(ctx.config.requestTimeoutMs);
 
   const docsUrlFor = (req: HyperExpress.Request): string => {
     if (ctx.config.docsUrl !== null) return ctx.config.docsUrl;
@@ -159,19 +161,19 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
       const param = decodeParam(m[2] ?? '', endpoint.name);
       if (deps.health.draining) throw new LookupError('draining', 'The daemon is shutting down; retry shortly', { 'retry-after': '5' });
 
-      const controller = new AbortController();
-      res.once('abort', () => controller.abort(new LookupError('upstream_timeout', 'client went away')));
-      const timer = setTimeout(
-        () => controller.abort(new LookupError('upstream_timeout', `The lookup did not finish within ${ctx.config.requestTimeoutMs} ms`)),
-        ctx.config.requestTimeoutMs,
-      );
-      try {
-        const query = queryOf(req);
-        const result = await raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: controller.signal })), controller.signal);
-        const cacheControl = result.maxAge === null ? 'no-store' : `public, max-age=${Math.max(0, Math.floor(result.maxAge))}`;
-        send(200, JSON.stringify(result.body), JSON_TYPE, cacheControl);
-      } finally {
-        clearTimeout(timer);
+      const query = queryOf(req);
+      if (endpoint.klass === 'local') {
+        // Answered from memory without I/O: no deadline or abort plumbing needed.
+        const result = await lookup.run({ param, query, signal: NEVER_ABORTED });
+        send(200, JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
+      } else {
+        const deadline = deadlines.start();
+        try {
+          const result = await raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: deadline.signal })), deadline.signal);
+          send(200, JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
+        } finally {
+          deadline.release();
+        }
       }
     } catch (e) {
       if (isLookupError(e)) {
@@ -218,6 +220,10 @@ export function decodeParam(raw: string, name: LookupName): string {
   } catch {
     throw new LookupError(INVALID_CODE[name], `Invalid parameter: ${quote(raw)} contains a malformed percent-escape`);
   }
+}
+
+function cacheControlOf(maxAge: number | null): string {
+  return maxAge === null ? 'no-store' : `public, max-age=${Math.max(0, Math.floor(maxAge))}`;
 }
 
 function queryOf(req: HyperExpress.Request): Record<string, string> {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import { CLI, ROOT, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
+import { CLI, ROOT, startDaemon, tempDir as makeTempDir, type Daemon } from '../helpers/daemon.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/main.js';
 import { Metrics } from '../../src/platform/metrics.js';
@@ -16,9 +16,16 @@ import { buildMmdb, flatRecord } from '../unit/datasets/mmdb-writer.js';
 
 const daemons: Daemon[] = [];
 const contexts: AppContext[] = [];
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = makeTempDir();
+  dirs.push(d);
+  return d;
+}
 afterAll(async () => {
   for (const d of daemons) await d.stop();
   for (const c of contexts) c.db.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function context(dataDir: string): AppContext {

@@ -227,8 +227,8 @@ describe('process lifecycle', () => {
       const text = await (await fetch(`${d.url}/metrics`)).text();
       const m = /netintel_http_requests_total\{route="\/",status="200"\} (\d+)/.exec(text);
       expect(Number(m?.[1])).toBe(40);
-      const workers = new Set(d.logs.filter((l) => l['msg'] === 'request').map((l) => l['worker']));
-      expect(workers.size).toBe(2);
+      const workersSeen = (): number => new Set(d.logs.filter((l) => l['msg'] === 'request').map((l) => l['worker'])).size;
+      await expect.poll(workersSeen, { timeout: 5000 }).toBe(2);
     } finally {
       await d.stop();
     }

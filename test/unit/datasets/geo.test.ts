@@ -8,7 +8,7 @@ import { inspectMmdb, normaliseGeo, GenerationalCache } from '../../../src/datas
 import { Datasets } from '../../../src/datasets/registry.js';
 import { readDatasetRow } from '../../../src/datasets/store.js';
 import { buildMmdb, flatRecord, geoip2Record } from './mmdb-writer.js';
-import { tempDir, testContext, writeFile } from './helpers.js';
+import { removeTempDirs, tempDir, testContext, writeFile } from './helpers.js';
 import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { Reader } from 'mmdb-lib';
@@ -18,6 +18,7 @@ import { parseV4, parseV6Groups } from '../../../src/datasets/ip.js';
 const contexts: AppContext[] = [];
 afterEach(() => {
   for (const c of contexts.splice(0)) c.db.close();
+  removeTempDirs();
 });
 function ctxFor(): { ctx: AppContext; dir: string } {
   const dir = tempDir();

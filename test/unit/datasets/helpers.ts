@@ -8,8 +8,17 @@ import type { AppContext } from '../../../src/context.js';
 import { createContext } from '../../../src/main.js';
 import { Metrics } from '../../../src/platform/metrics.js';
 
+const created: string[] = [];
+
 export function tempDir(prefix = 'netintel-ds-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir() made (call after closing the stores in them). */
+export function removeTempDirs(): void {
+  for (const d of created.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 }
 
 export function testContext(dataDir = tempDir(), env: Record<string, string> = {}): AppContext {

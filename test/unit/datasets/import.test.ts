@@ -4,7 +4,7 @@ import type { AppContext } from '../../../src/context.js';
 import { ImportError, importDataset, registerImporter } from '../../../src/datasets/import.js';
 import { Datasets } from '../../../src/datasets/registry.js';
 import { readDatasetRow, writeDatasetActivated } from '../../../src/datasets/store.js';
-import { tempDir, testContext, writeFile } from './helpers.js';
+import { removeTempDirs, tempDir, testContext, writeFile } from './helpers.js';
 
 const contexts: AppContext[] = [];
 function ctxFor(): { ctx: AppContext; dir: string } {
@@ -15,6 +15,7 @@ function ctxFor(): { ctx: AppContext; dir: string } {
 }
 afterEach(() => {
   for (const c of contexts.splice(0)) c.db.close();
+  removeTempDirs();
 });
 
 const OUI_CSV = [
