@@ -69,10 +69,10 @@ export function lastModifiedIso(value: string | null): string | null {
 }
 
 /** One agent for a refresh run: our trust store (system CAs + NETINTEL_EXTRA_CA) and redirects. */
-export function createRefreshDispatcher(extraCa: string | null, timeoutMs: number): Dispatcher & { close(): Promise<void> } {
+export function createRefreshDispatcher(extraCa: string | null, timeoutMs: number): Dispatcher {
   const agent = createHttpAgent({ extraCa, connectTimeoutMs: Math.min(timeoutMs, 30_000), connections: 4 });
-  const composed = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
-  return Object.assign(composed, { close: () => agent.close() });
+  // Closing the composed dispatcher closes the agent under it.
+  return agent.compose(interceptors.redirect({ maxRedirections: 5 }));
 }
 
 export async function fetchSource(source: string, opts: FetchOptions): Promise<FetchOutcome> {
