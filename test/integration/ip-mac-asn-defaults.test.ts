@@ -1,6 +1,7 @@
 // A few well-known facts against the default data (the npm snapshots DESIGN.md §3 names), through
 // HTTP. Skipped automatically while `netintel import` cannot import those files yet.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
@@ -14,6 +15,7 @@ const IMPORTS: [string, string[]][] = [
 
 let d: Daemon | null = null;
 let skipReason: string | null = null;
+const dataDir = tempDir('netintel-defaults-');
 
 async function get(p: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(d!.url + p, { signal: AbortSignal.timeout(10_000) });
@@ -22,7 +24,6 @@ async function get(p: string): Promise<{ status: number; body: Record<string, un
 
 describe('default data facts', () => {
   beforeAll(async () => {
-    const dataDir = tempDir('netintel-defaults-');
     for (const [name, files] of IMPORTS) {
       const r = spawnSync(process.execPath, [CLI, 'import', name, ...files], {
         env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', NETINTEL_DATA_DIR: dataDir, NETINTEL_IMPORT_DEFAULTS: 'false', NETINTEL_LOG_LEVEL: 'warn' },
@@ -39,6 +40,8 @@ describe('default data facts', () => {
   }, 300_000);
   afterAll(async () => {
     await d?.stop();
+    // The imported mmdb copies are ~130 MB: never leave them behind.
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('8.8.8.8 is AS15169 (Google), in the US, with a derived timezone and rounded coordinates', async (ctx) => {

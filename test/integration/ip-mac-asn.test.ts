@@ -63,6 +63,7 @@ describe('no data loaded', () => {
   });
   afterAll(async () => {
     await d?.stop();
+    if (d !== undefined) fs.rmSync(d.dataDir, { recursive: true, force: true });
   });
 
   it.each([
@@ -237,6 +238,9 @@ const fixtureDir = fs.mkdtempSync(path.join(importDir, 'fixtures-'));
 const fixtures = writeFixtures(fixtureDir);
 const importResults = Object.entries(fixtures).map(([name, files]) => ({ name, ...cli(importDir, ['import', name, ...files]) }));
 const importable = importResults.every((r) => r.status === 0);
+afterAll(() => {
+  fs.rmSync(importDir, { recursive: true, force: true });
+});
 
 describe.skipIf(!importable)('generated datasets', () => {
   let d: Daemon;

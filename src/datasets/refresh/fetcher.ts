@@ -143,7 +143,7 @@ async function fetchHttp(source: string, opts: FetchOptions): Promise<FetchOutco
       throw new RefreshError(`${describeSource(source)}: ${expected} bytes is larger than NETINTEL_REFRESH_MAX_BYTES (${opts.maxBytes})`);
     }
     const hash = crypto.createHash('sha256');
-    out = fs.createWriteStream(opts.dest, { flags: 'wx' });
+    out = openStaged(opts.dest);
     let size = 0;
     opts.progress?.start(describeSource(source), expected ?? 0);
     for await (const chunk of res.body) {
@@ -173,12 +173,28 @@ async function fetchHttp(source: string, opts: FetchOptions): Promise<FetchOutco
       checksum: null,
     };
   } catch (e) {
-    out?.destroy();
-    fs.rmSync(opts.dest, { force: true });
+    await discard(out, opts.dest);
     throw failure(source, e, opts.timeoutMs, signal);
   } finally {
     opts.progress?.stop();
   }
+}
+
+/** A staging file: write errors are reported through close/discard, never as an unhandled event. */
+function openStaged(dest: string): fs.WriteStream {
+  const out = fs.createWriteStream(dest, { flags: 'wx' });
+  out.on('error', () => undefined);
+  return out;
+}
+
+/** Destroys the stream, waits until its file is closed (no write lands afterwards), removes the file. */
+async function discard(out: fs.WriteStream | null, dest: string): Promise<void> {
+  if (out !== null && !out.closed) {
+    const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+    out.destroy();
+    await closed;
+  }
+  fs.rmSync(dest, { force: true });
 }
 
 function closeStream(out: fs.WriteStream): Promise<void> {
@@ -199,7 +215,7 @@ async function fetchFile(source: string, opts: FetchOptions): Promise<FetchOutco
   if (st.size > opts.maxBytes) throw new RefreshError(`${file}: ${st.size} bytes is larger than NETINTEL_REFRESH_MAX_BYTES (${opts.maxBytes})`);
   if (st.size === 0) throw new RefreshError(`${file}: empty file`);
   const hash = crypto.createHash('sha256');
-  const out = fs.createWriteStream(opts.dest, { flags: 'wx' });
+  const out = openStaged(opts.dest);
   let size = 0;
   opts.progress?.start(file, st.size);
   try {
@@ -212,8 +228,7 @@ async function fetchFile(source: string, opts: FetchOptions): Promise<FetchOutco
     }
     await closeStream(out);
   } catch (e) {
-    out.destroy();
-    fs.rmSync(opts.dest, { force: true });
+    await discard(out, opts.dest);
     throw new RefreshError(`${file}: read failed: ${(e as Error).message}`);
   } finally {
     opts.progress?.stop();

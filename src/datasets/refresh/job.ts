@@ -56,9 +56,15 @@ function rowNameOf(name: RefreshName): string {
   return getImporter(name)?.dataset ?? name.replace(/-/g, '_');
 }
 
-async function successCount(ctx: AppContext, dataset: string): Promise<number> {
+// importDataset and some importers count (and record) their own outcomes, others do not: compare the
+// counter around the import so that every attempt is counted exactly once, whoever counts it.
+async function resultCount(ctx: AppContext, dataset: string, result: 'success' | 'failure'): Promise<number> {
   const m = await ctx.metrics.datasetRefresh.get();
-  return m.values.find((v) => v.labels.dataset === dataset && v.labels.result === 'success')?.value ?? 0;
+  return m.values.find((v) => v.labels.dataset === dataset && v.labels.result === result)?.value ?? 0;
+}
+
+async function successCount(ctx: AppContext, dataset: string): Promise<number> {
+  return resultCount(ctx, dataset, 'success');
 }
 
 /** Gauges from the `dataset` row: the one truth, whoever activated the version. */
@@ -102,6 +108,7 @@ export async function refreshDataset(ctx: AppContext, name: RefreshName, opts: R
   const log = ctx.log.child({ step: 'refresh', dataset: name, trigger: opts.trigger ?? 'manual' });
   const staged: string[] = [];
   let phase: 'fetch' | 'import' | 'retain' = 'fetch';
+  let failuresBeforeImport = 0;
   const endTimer = ctx.metrics.datasetRefreshDuration.startTimer({ dataset: rowName });
   try {
     const fetched = await fetchAll(ctx, name, sources, opts, staged);
@@ -127,6 +134,7 @@ export async function refreshDataset(ctx: AppContext, name: RefreshName, opts: R
     const files = inputs.map((i) => i.staged ?? path.join(currentDir, i.keptFile!));
     const before = readDatasetRow(ctx.db, rowName);
     const countedBefore = await successCount(ctx, rowName);
+    failuresBeforeImport = await resultCount(ctx, rowName, 'failure');
     phase = 'import';
     const result = await importDataset(ctx, name, files, {
       force: opts.force === true,
@@ -167,7 +175,7 @@ export async function refreshDataset(ctx: AppContext, name: RefreshName, opts: R
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     // importDataset records its own failures (last_error, metrics); the fetch phase is ours to record.
-    if (phase !== 'import') {
+    if (phase !== 'import' || (await resultCount(ctx, rowName, 'failure')) === failuresBeforeImport) {
       try {
         writeDatasetError(ctx.db, rowName, reason);
       } catch {

@@ -68,7 +68,7 @@ export class RefreshScheduler {
         this.log.warn({ err: (e as Error).message }, 'could not write the pid file; `netintel refresh` will not signal this daemon');
       }
     }
-    const next = this.task.getNextRun();
+    const next = this.task.getNextRun() ?? this.task.getNextRuns(1)[0] ?? null;
     this.log.info(
       { schedule: ctx.config.refreshSchedule, tz: ctx.config.refreshTz, maxDelaySeconds: ctx.config.refreshMaxDelay, next: next?.toISOString() ?? null },
       `dataset refresh scheduled (${ctx.config.refreshSchedule} ${ctx.config.refreshTz}); next run ${next?.toISOString() ?? 'never'}`,
