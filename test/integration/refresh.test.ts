@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { CLI, ROOT, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
 import { startMirror, type Mirror } from '../helpers/mirror.js';
 
@@ -178,6 +179,49 @@ describe('refresh (daemon)', () => {
     expect(await until('refresh after restart', () => asnOf(d2), (a) => a.asn === 15169)).toEqual({ status: 200, asn: 15169, prefix: '44.5.0.0/24' });
     expect(fs.readdirSync(path.join(dataDir, 'previous', 'prefixes'))).toEqual(['00-pfx2as.txt', 'meta.json']);
     await d2.stop();
+  });
+
+  it('a refresh killed with SIGKILL in the middle of its import leaves the last good data', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    const e = env(dataDir, '/import-kill/pfx2as.txt');
+    mirror.put('/import-kill/pfx2as.txt', v1());
+    expect((await cli(['refresh', 'prefixes'], e)).code).toBe(0);
+    // Big enough that the import takes a while: 200k /24 blocks of AS15169.
+    const big = Array.from({ length: 200_000 }, (_, i) => `45.${i >> 8 & 255}.${i & 255}.0\t24\t15169`);
+    big.unshift('44.5.0.0\t24\t15169');
+    mirror.put('/import-kill/pfx2as.txt', big.join('\n') + '\n');
+    const child = spawn(process.execPath, [CLI, 'refresh', 'prefixes'], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', NETINTEL_LOG_LEVEL: 'warn', ...e },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const db = new Database(path.join(dataDir, 'netintel.db'), { readonly: true, fileMustExist: true });
+    try {
+      await until(
+        'import under way',
+        async () => db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name GLOB 'asn_prefix_staging_*'").pluck().get() as number,
+        (n) => n > 0,
+        60_000,
+      );
+    } finally {
+      db.close();
+    }
+    child.kill('SIGKILL');
+    await exited;
+    const d = await startDaemon({ dataDir, env: e });
+    daemons.push(d);
+    expect(await asnOf(d)).toEqual({ status: 200, asn: 13335, prefix: '44.5.0.0/16' });
+    const health = (await (await fetch(`${d.url}/`)).json()) as { datasets: { asn: { parts: Record<string, { records: number }> } } };
+    expect(health.datasets.asn.parts['prefixes']!.records).toBe(200);
+    await d.stop();
+    const check = new Database(path.join(dataDir, 'netintel.db'), { readonly: true });
+    try {
+      expect(check.prepare("SELECT name FROM sqlite_master WHERE name GLOB '*_staging_*'").pluck().all()).toEqual([]);
+    } finally {
+      check.close();
+    }
+    expect(fs.readdirSync(path.join(dataDir, 'staging')).filter((f) => /^\d+-/.test(f) || f.endsWith('.lock'))).toEqual([]);
   });
 
   it('the CLI exits non-zero on failure, rejects bad arguments, and needs a kept version to roll back', { timeout: 60_000 }, async () => {
