@@ -164,7 +164,8 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
       const query = queryOf(req);
       if (endpoint.klass === 'local') {
         // Answered from memory without I/O: no deadline or abort plumbing needed.
-        const result = await lookup.run({ param, query, signal: NEVER_ABORTED });
+        const req2 = { param, query, signal: NEVER_ABORTED };
+        const result = lookup.runSync !== undefined ? lookup.runSync(req2) : await lookup.run(req2);
         send(200, JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
       } else {
         const deadline = deadlines.start();

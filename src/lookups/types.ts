@@ -24,6 +24,11 @@ export interface Lookup {
   readonly name: LookupName;
   readonly klass: LookupClass;
   run(req: LookupRequest): Promise<LookupResponse>;
+  /**
+   * The same answer computed synchronously, for lookups served from memory. Answering inside the
+   * server's request callback lets uWS batch the whole response into one write.
+   */
+  runSync?(req: LookupRequest): LookupResponse;
 }
 
 /** Spec order of the endpoints (spec.md 2.1), with their public path templates. */

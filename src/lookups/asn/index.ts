@@ -70,6 +70,7 @@ export function createAsnLookup(ctx: AppContext): Lookup {
   return {
     name: 'asn',
     klass: 'local',
+    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
     run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }

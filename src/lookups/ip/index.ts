@@ -73,6 +73,7 @@ export function createIpLookup(ctx: AppContext): Lookup {
   return {
     name: 'ip',
     klass: 'local',
+    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
     run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }

@@ -34,6 +34,7 @@ export function createMacLookup(ctx: AppContext): Lookup {
   return {
     name: 'mac',
     klass: 'local',
+    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
     run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
   };
 }
