@@ -1,10 +1,24 @@
-import { serve } from '../main.js';
+import { serve, type RunningDaemon } from '../main.js';
 import { createLogger, flushLogger } from '../platform/logger.js';
 import type { Command } from './commands.js';
 
 export const serveCommand: Command = async (_args, config) => {
   const log = createLogger(config.logLevel);
-  let daemon;
+  // Handlers go in before start-up: a SIGTERM that arrives while the daemon is still starting (or in the
+  // moment between "listening" and serve() returning) must drain it, not kill the process.
+  let daemon: RunningDaemon | null = null;
+  let stopRequested = false;
+  let release: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (release = resolve));
+  const onSignal = (signal: NodeJS.Signals): void => {
+    log.info({ signal }, 'signal received');
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    stopRequested = true;
+    if (daemon !== null) void daemon.stop().then(release);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     daemon = await serve(config, log);
   } catch (e) {
@@ -12,17 +26,8 @@ export const serveCommand: Command = async (_args, config) => {
     flushLogger(log);
     return 1;
   }
-  const running = daemon;
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      log.info({ signal }, 'signal received');
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      void running.stop().then(resolve);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  if (stopRequested) void daemon.stop().then(release);
+  await stopped;
   flushLogger(log);
   return 0;
 };

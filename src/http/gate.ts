@@ -5,7 +5,6 @@
 // and written to SQLite every FLUSH_MS and on drain (close()). Key requests are not also charged to the
 // free tier of their address. Key hashes are cached per worker and re-read every KEY_REFRESH_MS, so a
 // new or revoked key takes effect within that time.
-import type HyperExpress from 'hyper-express';
 import type { LookupClass } from '../lookups/types.js';
 import { LookupError } from './errors.js';
 import type { Config } from '../config.js';
@@ -16,6 +15,14 @@ import { hashKey, parseAuthorization, secondsUntilNextDay, utcDay, type Plan } f
 import { KeyRepo, type ActiveKey } from '../auth/key-repo.js';
 import { KeyUsageTable, createKeyUsageShare, type KeyUsageShare } from '../auth/key-usage.js';
 
+/** The parts of a request admission reads (whichever transport carried it). */
+export interface GateRequest {
+  /** Socket peer address. */
+  readonly ip: string;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
 export interface GateResult {
   /** Headers for the response (RateLimit-*), whatever the outcome. */
   readonly headers: Readonly<Record<string, string>>;
@@ -24,7 +31,7 @@ export interface GateResult {
 }
 
 export interface Gate {
-  admit(klass: LookupClass, req: HyperExpress.Request): GateResult;
+  admit(klass: LookupClass, req: GateRequest): GateResult;
   /**
    * Runs an admitted lookup. Network lookups hold one of NETINTEL_NETWORK_CONCURRENCY slots of this
    * worker until the lookup itself settles (not merely until its deadline), and are refused with
@@ -141,7 +148,7 @@ export function createGate(ctx: AppContext, share: GateShare | null | undefined,
     return { headers, error: null };
   };
 
-  const admitFree = (klass: LookupClass, req: HyperExpress.Request): GateResult => {
+  const admitFree = (klass: LookupClass, req: GateRequest): GateResult => {
     const limit = limits[klass];
     if (limit === 0) {
       metrics.requestsByPlan.inc({ plan: 'free' });
