@@ -1,8 +1,8 @@
 // The HTTP layer: one transport-neutral dispatcher applies API.md's common rules to every request, and
 // two thin adapters feed it. hyper-express serves everything (it has no automatic 405/HEAD/OPTIONS and
-// does not decode params, so routing is done here); the local lookups (ip, mac, asn), answered from
-// memory, are also registered directly on hyper-express's uWS instance, which skips its per-request
-// Request/Response wrappers: that alone is about +50% req/s on those routes.
+// does not decode params, so routing is done here); `GET /v1/<lookup>/...`, the hot paths, are also
+// registered directly on hyper-express's uWS instance, which skips its per-request Request/Response
+// wrappers: about +50% req/s on the local lookups.
 import crypto from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import HyperExpress from 'hyper-express';
@@ -229,8 +229,8 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
     }
   };
 
-  // Hot local lookups straight on uWS: the uWS request object is only valid synchronously, so
-  // everything is read up front.
+  // Lookups straight on uWS: the uWS request object is only valid synchronously, so everything is read
+  // up front; an answer that needs I/O is written later, unless the client went away meanwhile.
   const viaUws = (res: uws.HttpResponse, req: uws.HttpRequest): void => {
     const started = process.hrtime.bigint();
     deps.health.inflight++;
@@ -278,9 +278,7 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
   };
 
   const raw = app.uws_instance as unknown as uws.TemplatedApp;
-  for (const e of ENDPOINTS) {
-    if (e.klass === 'local' && deps.lookups[e.name].runSync !== undefined) raw.get(`/v1/${e.name}/*`, viaUws);
-  }
+  for (const e of ENDPOINTS) raw.get(`/v1/${e.name}/*`, viaUws);
   app.any('/*', viaHyperExpress);
   app.set_not_found_handler(viaHyperExpress);
   app.set_error_handler((req, res, err) => {
