@@ -278,6 +278,7 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
   };
 
   const raw = app.uws_instance as unknown as uws.TemplatedApp;
+  raw.get('/', viaUws);
   for (const e of ENDPOINTS) raw.get(`/v1/${e.name}/*`, viaUws);
   app.any('/*', viaHyperExpress);
   app.set_not_found_handler(viaHyperExpress);
