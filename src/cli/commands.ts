@@ -1,6 +1,6 @@
 // The CLI's command table. Each command lives in its own module and receives the parsed arguments.
 import { createRequire } from 'node:module';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { UsageError, parseArgs } from './args.js';
 import { serveCommand } from './serve.js';
 import { lookupCommand } from './lookup.js';
@@ -72,5 +72,21 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 2;
     }
     throw e;
+  }
+}
+
+/** The whole CLI process: run the command, report config and unexpected errors as one line each, return the exit code. */
+export async function runMain(argv: readonly string[]): Promise<number> {
+  // uWS refuses request lines over its header budget before our 414 can answer; give it room.
+  process.env['UWS_HTTP_MAX_HEADERS_SIZE'] ??= '16384';
+  try {
+    return await runCli(argv);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      for (const line of e.problems) process.stderr.write(`netintel: config: ${line}\n`);
+      return 2;
+    }
+    process.stderr.write(`netintel: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
   }
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { importDataset } from './import.js';
 import { progressFor } from './progress.js';
 import { readDatasetRow } from './store.js';
+import { pidAlive } from '../platform/process.js';
 
 export interface DefaultSource {
   readonly dataset: 'geo' | 'prefixes' | 'oui';
@@ -103,16 +104,6 @@ function summary(ctx: AppContext): Record<string, number | null> {
   const out: Record<string, number | null> = {};
   for (const [name, s] of Object.entries(ctx.datasets.status())) out[name] = s.loaded ? s.records : null;
   return out;
-}
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Staging tables and files of imports whose process died (crash, kill -9) would otherwise stay forever. */

@@ -9,21 +9,8 @@ async function main(): Promise<void> {
     await import('../worker.js');
     return;
   }
-  // Same as src/cli.ts (which the bundle cannot use as its entry: a CommonJS bundle has no top-level await).
-  process.env['UWS_HTTP_MAX_HEADERS_SIZE'] ??= '16384';
-  const { ConfigError } = await import('../config.js');
-  const { runCli } = await import('../cli/commands.js');
-  try {
-    process.exitCode = await runCli(process.argv.slice(2));
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      for (const line of e.problems) process.stderr.write(`netintel: config: ${line}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`netintel: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exitCode = 1;
-    }
-  }
+  const { runMain } = await import('../cli/commands.js');
+  process.exitCode = await runMain(process.argv.slice(2));
 }
 
 void main();

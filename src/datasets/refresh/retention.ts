@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../platform/sqlite.js';
 import { isoNow } from '../store.js';
+import { pidAlive } from '../../platform/process.js';
 import type { Validators } from './fetcher.js';
 import type { RefreshName } from './sources.js';
 
@@ -140,16 +141,6 @@ export function previousVersion(dataDir: string, name: RefreshName): { files: st
     // No metadata (geo, or an older layout): the importer derives what it can from the files.
   }
   return { files, meta };
-}
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
