@@ -16,6 +16,7 @@ import { openApiDocument } from './openapi.js';
 import type { Gate } from './gate.js';
 import { DeadlineTicker, NEVER_ABORTED } from './deadline.js';
 import { requestShapeError } from './request-limits.js';
+import { requestLogger } from '../platform/logger.js';
 
 export const MAX_PATH_BYTES = 2048;
 
@@ -73,6 +74,7 @@ const LOOKUP_BY_SEGMENT = new Map(ENDPOINTS.map((e) => [e.name, e]));
 export function createDispatcher(deps: HttpDeps): { dispatch(view: RequestView): Reply | Promise<Reply>; record(view: RequestView, reply: Reply, started: bigint): void } {
   const { ctx } = deps;
   const log = ctx.log.child({ module: 'http' });
+  const logRequest = requestLogger(log);
   const deadlines = new DeadlineTicker(ctx.config.requestTimeoutMs);
   const docsHtmlCache = new Map<string, string>();
   let openApiText: string | null = null;
@@ -185,9 +187,7 @@ export function createDispatcher(deps: HttpDeps): { dispatch(view: RequestView):
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.httpRequests.inc({ route: reply.route, status: String(reply.status) });
     ctx.metrics.httpDuration.observe({ route: reply.route }, seconds);
-    if (log.isLevelEnabled('info')) {
-      log.info({ requestId: reply.requestId, method: view.method, route: reply.route, status: reply.status, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'request');
-    }
+    logRequest({ requestId: reply.requestId, method: view.method, route: reply.route, status: reply.status, durationMs: Math.round(seconds * 1e6) / 1e3 });
   };
 
   return { dispatch, record };

@@ -28,3 +28,34 @@ export function flushLogger(log: Logger): void {
     // Nothing was buffered, or stdout is gone: nothing left to do.
   }
 }
+
+export interface RequestLogLine {
+  readonly requestId: string;
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly durationMs: number;
+}
+
+/**
+ * The one log line per HTTP request, written in pino's exact format (level, time, the logger's bindings)
+ * but serialised by hand: the fields are few and fixed, and pino's generic path cost ~4 µs a line, a
+ * large share of a local lookup. Lines go through the logger's own destination, in order with the rest.
+ */
+export function requestLogger(log: Logger): (line: RequestLogLine) => void {
+  const symbols = pino.symbols;
+  const bindings = (log as unknown as Record<symbol, string>)[symbols.chindingsSym] ?? '';
+  const stream = (log as unknown as Record<symbol, { write(s: string): void }>)[symbols.streamSym];
+  const level = log.levels.values['info']!;
+  return (l) => {
+    if (!log.isLevelEnabled('info')) return;
+    if (stream === undefined) {
+      log.info({ ...l }, 'request');
+      return;
+    }
+    stream.write(
+      `{"level":${level},"time":"${new Date().toISOString()}"${bindings},"requestId":${JSON.stringify(l.requestId)},"method":${JSON.stringify(l.method)},` +
+        `"route":${JSON.stringify(l.route)},"status":${l.status},"durationMs":${l.durationMs},"msg":"request"}\n`,
+    );
+  };
+}
