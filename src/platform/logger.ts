@@ -21,6 +21,7 @@ export function createLogger(level: LogLevel, destination: pino.DestinationStrea
 
 /** Writes out buffered log lines synchronously: call right before the thread or process exits. */
 export function flushLogger(log: Logger): void {
+  for (const flush of pendingFlushers) flush();
   const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as { flushSync?: () => void } | undefined;
   try {
     stream?.flushSync?.();
@@ -37,25 +38,40 @@ export interface RequestLogLine {
   readonly durationMs: number;
 }
 
+/** Pending request lines of every request logger, written out by flushLogger(). */
+const pendingFlushers = new Set<() => void>();
+
 /**
- * The one log line per HTTP request, written in pino's exact format (level, time, the logger's bindings)
- * but serialised by hand: the fields are few and fixed, and pino's generic path cost ~4 µs a line, a
- * large share of a local lookup. Lines go through the logger's own destination, in order with the rest.
+ * The one log line per HTTP request, in pino's exact format (level, time, the logger's bindings) but
+ * serialised by hand and handed to the destination in batches (at most 100 ms or 16 KiB late): pino's
+ * generic path plus one destination write per line cost ~9 µs a request, a large share of a local lookup.
  */
 export function requestLogger(log: Logger): (line: RequestLogLine) => void {
   const symbols = pino.symbols;
   const bindings = (log as unknown as Record<symbol, string>)[symbols.chindingsSym] ?? '';
-  const stream = (log as unknown as Record<symbol, { write(s: string): void }>)[symbols.streamSym];
+  const stream = (log as unknown as Record<symbol, { write(s: string): void } | undefined>)[symbols.streamSym];
   const level = log.levels.values['info']!;
+  let pending = '';
+  let timer: NodeJS.Timeout | null = null;
+  const flush = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    if (pending === '' || stream === undefined) return;
+    const out = pending;
+    pending = '';
+    stream.write(out);
+  };
+  pendingFlushers.add(flush);
   return (l) => {
     if (!log.isLevelEnabled('info')) return;
     if (stream === undefined) {
       log.info({ ...l }, 'request');
       return;
     }
-    stream.write(
+    pending +=
       `{"level":${level},"time":"${new Date().toISOString()}"${bindings},"requestId":${JSON.stringify(l.requestId)},"method":${JSON.stringify(l.method)},` +
-        `"route":${JSON.stringify(l.route)},"status":${l.status},"durationMs":${l.durationMs},"msg":"request"}\n`,
-    );
+      `"route":${JSON.stringify(l.route)},"status":${l.status},"durationMs":${l.durationMs},"msg":"request"}\n`;
+    if (pending.length >= 16_384) flush();
+    else timer ??= setTimeout(flush, 100).unref();
   };
 }
