@@ -80,8 +80,8 @@ describe.skipIf(CHROMIUM === undefined)('docs page in a browser', () => {
     expect(typeof result.auth).toBe('number');
     expect(result.authBody).toHaveProperty(result.auth === 200 ? 'query' : 'code');
     expect(result.requestId).toBeTruthy();
-    const preflights = d.logs.filter((l) => l['route'] === 'preflight');
-    expect(preflights.length).toBeGreaterThan(0);
+    // Request log lines are written in batches, at most ~100 ms late.
+    await expect.poll(() => d.logs.filter((l) => l['route'] === 'preflight').length, { timeout: 5000 }).toBeGreaterThan(0);
     await page.close();
   });
 });

@@ -192,8 +192,7 @@ describe('two worker threads share one allowance', () => {
     expect(statuses.filter((s) => s !== 429)).toHaveLength(40);
     expect(statuses.filter((s) => s === 429)).toHaveLength(80);
     // Both workers answered some of them (the request log line carries the worker index).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const workers = new Set(d.logs.filter((l) => l['msg'] === 'request' && l['route'] === '/v1/mac/{mac}').map((l) => l['worker']));
-    expect(workers.size).toBe(2);
+    const workersSeen = (): number => new Set(d.logs.filter((l) => l['msg'] === 'request' && l['route'] === '/v1/mac/{mac}').map((l) => l['worker'])).size;
+    await expect.poll(workersSeen, { timeout: 5000 }).toBe(2);
   });
 });
