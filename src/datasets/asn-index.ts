@@ -1,6 +1,7 @@
 // AS number → record: names (asn.txt) merged with RIR delegation blocks, falling back to the prefix
 // data's organisation column when no AS-names dataset is loaded.
 import type { AsnRecord, AsnSource, DatasetMeta } from './types.js';
+import type { RirRow } from './parse/asn.js';
 
 export interface AsName {
   readonly name: string | null;
@@ -8,14 +9,8 @@ export interface AsName {
   readonly country: string | null;
 }
 
-export interface RirBlock {
-  readonly start: number;
-  readonly count: number;
-  readonly rir: string;
-  readonly country: string | null;
-  readonly allocated: string | null;
-  readonly status: string;
-}
+/** A delegation block as parsed from the RIR files. */
+export type RirBlock = RirRow;
 
 export interface AsNamesTable {
   readonly meta: DatasetMeta;

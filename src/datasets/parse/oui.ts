@@ -1,18 +1,12 @@
 // IEEE Registration Authority files (MA-L, MA-M, MA-S, IAB, CID) in their CSV and TXT forms, and the
 // `oui-data` npm JSON. All produce OuiRow; the country is an ISO code split off the address.
-import type { OuiRegistry } from '../types.js';
+import type { OuiRecord, OuiRegistry } from '../types.js';
 import { CsvRecords } from './csv.js';
 import { countryCodeFromName, isCountryCode } from './countries.js';
 import { FormatError, type LineParser, type Sink } from './sink.js';
 
-export interface OuiRow {
-  readonly prefix: string;
-  readonly bits: 24 | 28 | 36;
-  readonly registry: OuiRegistry;
-  readonly vendor: string;
-  readonly address: string | null;
-  readonly country: string | null;
-}
+/** A parsed registry line has exactly the shape the lookups read. */
+export type OuiRow = OuiRecord;
 
 const HEX_DIGITS: Record<OuiRegistry, number> = { 'MA-L': 6, CID: 6, 'MA-M': 7, 'MA-S': 9, IAB: 9 };
 const BITS_BY_DIGITS: Record<number, 24 | 28 | 36> = { 6: 24, 7: 28, 9: 36 };
