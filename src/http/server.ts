@@ -172,11 +172,11 @@ export function createDispatcher(deps: HttpDeps): { dispatch(view: RequestView):
       if (endpoint.klass === 'local' && lookup.runSync !== undefined) {
         // Answered from memory without I/O: no deadline or abort plumbing needed.
         const result = lookup.runSync({ param, query, signal: NEVER_ABORTED });
-        return reply(200, JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
+        return reply(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
       }
       const deadline = deadlines.start();
       return raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: deadline.signal })), deadline.signal)
-        .then((result) => reply(200, JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge)), fail)
+        .then((result) => reply(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge)), fail)
         .finally(deadline.release);
     } catch (e) {
       return fail(e);

@@ -16,6 +16,8 @@ export interface LookupRequest {
 
 export interface LookupResponse {
   readonly body: Record<string, unknown>;
+  /** The body already serialised (equal to JSON.stringify(body)), when the lookup builds it cheaper itself. */
+  readonly text?: string;
   /** Cache-Control max-age in seconds; null means `no-store`. */
   readonly maxAge: number | null;
 }

@@ -3,9 +3,12 @@ import type { AppContext } from '../../context.js';
 import type { AsnSource, DatasetMeta, GeoSource, PrefixSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
 import { bogonReason } from '../bogons.js';
-import { parseIp } from '../ip-address.js';
+import { parseIp, type IpAddress } from '../ip-address.js';
 import type { Lookup, LookupResponse } from '../types.js';
-import { GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, type IpResult, type IpSources } from './core.js';
+import {
+  GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, ipResultText,
+  type AsPart, type GeoFields, type IpResult, type IpSources,
+} from './core.js';
 
 /** The part of the dataset registry this lookup reads; re-read on every request so a refresh takes effect at once. */
 export interface IpDatasets {
@@ -28,6 +31,19 @@ export function invalidIp(param: string): LookupError {
  * when neither is loaded is there nothing to answer with: 503 `dataset_unavailable`.
  */
 export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpResult {
+  return createAnswerer(datasets, bogonResult, ipResult);
+}
+
+/** The same answers, serialised from per-record JSON fragments (what the HTTP route sends). */
+export function createIpTextAnswerer(datasets: IpDatasets): (param: string) => string {
+  return createAnswerer(datasets, (ip, reason) => JSON.stringify(bogonResult(ip, reason)), ipResultText);
+}
+
+function createAnswerer<T>(
+  datasets: IpDatasets,
+  bogon: (ip: IpAddress, reason: string) => T,
+  result: (ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources) => T,
+): (param: string) => T {
   const geoCache = new GeoFieldsCache();
   // Ranges without an organisation are named from the AS-names data (description, else handle).
   const ranges = new RangeInfoCache((asn) => {
@@ -52,7 +68,7 @@ export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpRes
     const geoSource = datasets.geo;
     const prefixSource = datasets.prefixes;
     const reason = bogonReason(ip);
-    if (reason !== null) return bogonResult(ip, reason);
+    if (reason !== null) return bogon(ip, reason);
     if (geoSource === null && prefixSource === null) {
       throw new LookupError('dataset_unavailable', 'The geolocation and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
     }
@@ -64,16 +80,26 @@ export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpRes
       const match = prefixSource.lookup(ip.text);
       if (match !== null) as = asPart(ip, ranges.get(match, datasets.asns));
     }
-    return ipResult(ip, geo, as, source);
+    return result(ip, geo, as, source);
   };
 }
 
 export function createIpLookup(ctx: AppContext): Lookup {
-  const answer = createIpAnswerer(ctx.datasets);
+  const answer = createIpTextAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => {
+    const text = answer(param);
+    return {
+      text,
+      get body(): Record<string, unknown> {
+        return JSON.parse(text) as Record<string, unknown>;
+      },
+      maxAge: LOCAL_MAX_AGE,
+    };
+  };
   return {
     name: 'ip',
     klass: 'local',
-    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
-    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
+    runSync: respond,
+    run: async (req): Promise<LookupResponse> => respond(req),
   };
 }
