@@ -14,7 +14,10 @@ export interface Daemon {
   readonly proc: ChildProcess;
   /** Every stdout line parsed as JSON (pino), in order. */
   readonly logs: Record<string, unknown>[];
+  /** stderr chunks, and stdout lines that were not JSON (prefixed "(stdout, not JSON)"). */
   readonly stderr: string[];
+  /** The "listening" log line. */
+  readonly listening: Record<string, unknown>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
 }
@@ -53,12 +56,47 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     NETINTEL_SOURCE_PREFIXES: 'none',
     ...opts.env,
   };
-  const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { proc, logs, stderr, exited, listening } = await spawnLogged(process.execPath, [CLI, 'serve'], { env, timeoutMs: opts.timeoutMs });
+  const port = listening['port'] as number;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    logs,
+    stderr,
+    exited,
+    listening,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface LoggedProcess {
+  readonly proc: ChildProcess;
+  readonly logs: Record<string, unknown>[];
+  readonly stderr: string[];
+  /** stdout lines that were not JSON (also in stderr, prefixed). */
+  readonly nonJson: string[];
+  readonly exited: Promise<number | null>;
+  readonly listening: Record<string, unknown>;
+}
+
+/** Spawns a netintel `serve` (the dist CLI or the single executable) and waits for its "listening" log line. */
+export async function spawnLogged(
+  command: string,
+  args: readonly string[],
+  opts: { env: Record<string, string>; cwd?: string; timeoutMs?: number | undefined },
+): Promise<LoggedProcess> {
+  const proc = spawn(command, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   const stderr: string[] = [];
+  const nonJson: string[] = [];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   let buf = '';
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`daemon did not start in time; logs:\n${JSON.stringify(logs)}\n${stderr.join('')}`)), opts.timeoutMs ?? 60_000);
     proc.stdout!.on('data', (chunk: Buffer) => {
       buf += chunk.toString();
@@ -71,9 +109,10 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
           logs.push(entry);
           if (entry['step'] === 'listening') {
             clearTimeout(timer);
-            resolve(entry['port'] as number);
+            resolve(entry);
           }
         } catch {
+          nonJson.push(line);
           stderr.push(`(stdout, not JSON) ${line}\n`);
         }
       }
@@ -81,20 +120,22 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     proc.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`daemon exited with ${code} before listening: ${stderr.join('')}`));
+      reject(new Error(`daemon exited with ${code} before listening: ${stderr.join('')} ${JSON.stringify(logs)}`));
     });
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    dataDir,
-    proc,
-    logs,
-    stderr,
-    exited,
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      return exited;
-    },
-  };
+  return { proc, logs, stderr, nonJson, exited, listening };
+}
+
+/** A daemon answer as status, headers and parsed JSON body. */
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: Record<string, any>;
+}
+
+export async function getJson(d: { url: string }, path: string): Promise<JsonAnswer> {
+  const res = await fetch(d.url + path);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }

@@ -1,13 +1,14 @@
 // The single executable (npm run build:binary), built once here into a temp directory and run from an
 // empty directory with no node_modules and a PATH without node: CLI, HTTP, worker threads, embedded
 // migrations, native addons extracted to a private cache, JSON logs, and a clean SIGTERM.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMmdb, flatRecord } from '../unit/datasets/mmdb-writer.js';
+import { spawnLogged } from '../helpers/daemon.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -37,43 +38,11 @@ interface Served {
 }
 
 async function serve(env: Record<string, string>): Promise<Served> {
-  const proc = spawn(binary, ['serve'], {
+  const p = await spawnLogged(binary, ['serve'], {
     cwd: emptyCwd,
     env: baseEnv({ NETINTEL_HOST: '127.0.0.1', NETINTEL_PORT: '0', NETINTEL_WORKERS: '1', NETINTEL_DRAIN_DELAY_MS: '0', NETINTEL_IMPORT_DEFAULTS: 'false', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs: Record<string, unknown>[] = [];
-  const nonJson: string[] = [];
-  const stderr: string[] = [];
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  proc.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-  let buf = '';
-  const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`binary did not listen in time: ${JSON.stringify(logs)} ${stderr.join('')}`)), 60_000);
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      buf += chunk.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        try {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          logs.push(entry);
-          if (entry['step'] === 'listening') {
-            clearTimeout(timer);
-            resolve(entry);
-          }
-        } catch {
-          nonJson.push(line);
-        }
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`binary exited with ${code} before listening: ${stderr.join('')} ${JSON.stringify(logs)}`));
-    });
-  });
-  return { url: `http://127.0.0.1:${listening['port'] as number}`, proc, logs, nonJson, stderr, exited, listening };
+  return { ...p, url: `http://127.0.0.1:${p.listening['port'] as number}` };
 }
 
 async function stop(s: Served): Promise<number | null> {

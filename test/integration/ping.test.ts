@@ -1,7 +1,7 @@
 // /v1/ping through the real daemon against real loopback HTTP and HTTPS servers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
+import { CLI, getJson, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
 import { refusedPort, startHttpTarget, startSilentTcp, type TargetOptions, type TargetServer } from '../helpers/http-targets.js';
 
 // `open` has a roomy timeout so a loaded machine cannot fail a fast target; `quick` serves the tests
@@ -15,16 +15,7 @@ let quick: Daemon;
 let strict: Daemon;
 const servers: TargetServer[] = [];
 
-interface Json {
-  status: number;
-  headers: Headers;
-  body: Record<string, any>;
-}
-
-async function get(d: Daemon, path: string): Promise<Json> {
-  const res = await fetch(d.url + path);
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
-}
+const get = getJson;
 
 const ping = (target: string, d: Daemon = open) => get(d, `/v1/ping/${encodeURIComponent(target)}`);
 

@@ -1,7 +1,7 @@
 // /v1/ssl through the real daemon against real loopback TLS servers with generated certificates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
+import { CLI, getJson, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js';
 import { createTlsFixtures, type Issued, type TlsFixtures } from '../helpers/tls-fixtures.js';
 import { refusedPort, startCtSearchServer, startHangServer, startTlsServer, type TestServer, type TlsServerOptions } from '../helpers/tls-servers.js';
 
@@ -11,16 +11,7 @@ let ctServer: TestServer;
 const servers: TestServer[] = [];
 const ONE_YEAR = 'max-age=31536000; includeSubDomains';
 
-interface Json {
-  status: number;
-  headers: Headers;
-  body: Record<string, any>;
-}
-
-async function get(d: Daemon, path: string): Promise<Json> {
-  const res = await fetch(d.url + path);
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
-}
+const get = getJson;
 
 async function serve(leaf: Issued, o: Partial<TlsServerOptions> & { noChain?: boolean } = {}): Promise<number> {
   const s = await startTlsServer({ key: leaf.keyPem, cert: o.noChain === true ? leaf.certPem : fx.chain(leaf), ...o });
