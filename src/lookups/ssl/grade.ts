@@ -114,20 +114,28 @@ export function protocolScore(protocols: GradeInput['protocols']): number {
   return (Math.max(...scores) + Math.min(...scores)) / 2;
 }
 
+const WEIGHTS = { protocol: 0.3, key_exchange: 0.3, cipher: 0.4 } as const;
+
+/** Score bands, one table each: the scoring functions and the published rubric both read them. */
+const KEY_EXCHANGE_BANDS: readonly (readonly [below: number, score: number])[] = [[512, 20], [1024, 40], [2048, 80], [4096, 90], [Infinity, 100]];
+const CIPHER_BANDS: readonly (readonly [below: number, score: number])[] = [[128, 20], [256, 80], [Infinity, 100]];
+
+function band(bands: readonly (readonly [number, number])[], value: number): number {
+  if (value <= 0) return 0;
+  for (const [below, score] of bands) if (value < below) return score;
+  return 0;
+}
+
+function bandsForRubric(bands: readonly (readonly [number, number])[]): ({ below: number; score: number } | { at_least: number; score: number })[] {
+  return bands.map(([below, score], i) => (below === Infinity ? { at_least: bands[i - 1]![0], score } : { below, score }));
+}
+
 export function keyExchangeScore(strength: number): number {
-  if (strength <= 0) return 0;
-  if (strength < 512) return 20;
-  if (strength < 1024) return 40;
-  if (strength < 2048) return 80;
-  if (strength < 4096) return 90;
-  return 100;
+  return band(KEY_EXCHANGE_BANDS, strength);
 }
 
 function cipherBitsScore(bits: number): number {
-  if (bits <= 0) return 0;
-  if (bits < 128) return 20;
-  if (bits < 256) return 80;
-  return 100;
+  return band(CIPHER_BANDS, bits);
 }
 
 export function cipherScore(bits: readonly number[]): number {
@@ -149,7 +157,7 @@ export function computeGrade(input: GradeInput): GradeResult {
   const keyExchange = keyExchangeScore(strength);
   const cipher = cipherScore(input.cipherBits);
   // Rounded to 0.1 so floating-point noise never moves a boundary (0.3*90 + ... == 80.000000001).
-  const total = Math.round((protocol * 0.3 + keyExchange * 0.3 + cipher * 0.4) * 10) / 10;
+  const total = Math.round((protocol * WEIGHTS.protocol + keyExchange * WEIGHTS.key_exchange + cipher * WEIGHTS.cipher) * 10) / 10;
 
   let letter = letterFor(total);
   const reasons: GradeReason[] = [];
@@ -177,34 +185,18 @@ export function computeGrade(input: GradeInput): GradeResult {
 /** The rubric as data, for the docs page (rendered as tables) and the README. */
 export const GRADE_RUBRIC = {
   summary: "SSL Labs' method, computed locally: score = protocol 30% + key exchange 30% + cipher 40%.",
-  weights: { protocol: 0.3, key_exchange: 0.3, cipher: 0.4 },
+  weights: WEIGHTS,
   protocol: {
     text: 'Average of the scores of the best and the worst protocol offered.',
-    scores: [
-      { protocol: 'TLSv1.3', score: 100 },
-      { protocol: 'TLSv1.2', score: 100 },
-      { protocol: 'TLSv1.1', score: 95 },
-      { protocol: 'TLSv1', score: 90 },
-      { protocol: 'SSLv3', score: 80 },
-    ],
+    scores: (Object.keys(PROTOCOL_SCORE) as ProtocolName[]).map((protocol) => ({ protocol, score: PROTOCOL_SCORE[protocol] })),
   },
   key_exchange: {
     text: 'By the strength of the certificate key in RSA-equivalent bits (EC: P-256 ≈ 3072, P-384 ≈ 7680, P-521 ≈ 15360; Ed25519 ≈ 3072).',
-    scores: [
-      { below: 512, score: 20 },
-      { below: 1024, score: 40 },
-      { below: 2048, score: 80 },
-      { below: 4096, score: 90 },
-      { at_least: 4096, score: 100 },
-    ],
+    scores: bandsForRubric(KEY_EXCHANGE_BANDS),
   },
   cipher: {
     text: 'Average of the scores of the strongest and the weakest cipher the server chose (its preferred suite at each protocol version offered).',
-    scores: [
-      { below: 128, score: 20 },
-      { below: 256, score: 80 },
-      { at_least: 256, score: 100 },
-    ],
+    scores: bandsForRubric(CIPHER_BANDS),
   },
   letters: LETTER_FLOORS.map(([letter, min]) => ({ letter, min_score: min })).concat([{ letter: 'F', min_score: 0 }]),
   caps: CAPS.map((c) => ({ rule: c.rule, cap: c.cap, when: c.text })),
