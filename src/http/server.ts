@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import HyperExpress from 'hyper-express';
 import type uws from 'uWebSockets.js';
 import type { AppContext } from '../context.js';
-import { ENDPOINTS, type Lookup, type LookupName } from '../lookups/types.js';
+import { ENDPOINTS, type Lookup, type LookupName, type LookupResponse } from '../lookups/types.js';
 import { GENERIC_INTERNAL, LookupError, errorBody, isLookupError, quote } from './errors.js';
 import { healthText, type HealthState } from './health.js';
 import { docsHtml } from './docs.js';
@@ -54,24 +54,49 @@ export interface RequestView {
   query(): Record<string, string>;
 }
 
-/** Everything a transport writes back. */
-export interface Reply {
-  readonly status: number;
-  readonly body: string;
-  readonly contentType: string;
-  readonly cacheControl: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly requestId: string;
+/** Everything a transport writes back: one per request, filled in by the dispatcher. */
+export class Reply {
+  status = 200;
+  body = '';
+  contentType = JSON_TYPE;
+  cacheControl = 'no-store';
+  /** Headers beyond the common set, lower-case names; null when there are none (the usual case). */
+  headers: Record<string, string> | null = null;
   /** Route template for metrics and logs, never a raw path. */
-  readonly route: string;
+  route = 'unmatched';
   /** The request carried bytes that were not read: the connection must not be reused. */
-  readonly close: boolean;
+  close = false;
+
+  constructor(readonly requestId: string) {}
+
+  set(status: number, body: string, contentType = JSON_TYPE, cacheControl = 'no-store'): this {
+    this.status = status;
+    this.body = body;
+    this.contentType = contentType;
+    this.cacheControl = cacheControl;
+    return this;
+  }
+
+  header(name: string, value: string): void {
+    (this.headers ??= {})[name] = value;
+  }
 }
 
 const LOOKUP_BY_SEGMENT = new Map(ENDPOINTS.map((e) => [e.name, e]));
 
-/** The transport-neutral request handler: a Reply, synchronously whenever no I/O is needed. */
-export function createDispatcher(deps: HttpDeps): { dispatch(view: RequestView): Reply | Promise<Reply>; record(view: RequestView, reply: Reply, started: bigint): void } {
+export interface Dispatcher {
+  /** The Reply, synchronously whenever no I/O is needed. */
+  dispatch(view: RequestView): Reply | Promise<Reply>;
+  /** Counts and logs an answered request; `startedMs` is its performance.now() on arrival. */
+  record(view: RequestView, reply: Reply, startedMs: number): void;
+}
+
+/**
+ * The transport-neutral request handler. Per request it allocates the Reply and what the lookup
+ * returns, nothing else on the synchronous path: no closures, no per-request objects with accessors
+ * (each of those showed up as old-generation garbage and multi-millisecond scavenges under load).
+ */
+export function createDispatcher(deps: HttpDeps): Dispatcher {
   const { ctx } = deps;
   const log = ctx.log.child({ module: 'http' });
   const logRequest = requestLogger(log);
@@ -88,109 +113,162 @@ export function createDispatcher(deps: HttpDeps): { dispatch(view: RequestView):
     return `http://${listen}:${ctx.config.port}/docs`;
   };
 
+  const fail = (view: RequestView, reply: Reply, e: unknown): Reply => {
+    if (!isLookupError(e)) {
+      log.error({ err: e, requestId: reply.requestId, route: reply.route }, 'unhandled error');
+      e = new LookupError('internal_error', GENERIC_INTERNAL);
+    }
+    const err = e as LookupError;
+    for (const k in err.headers) reply.header(k.toLowerCase(), err.headers[k]!);
+    return reply.set(err.status, JSON.stringify(errorBody(err, docsUrlFor(view))));
+  };
+
+  const answer = (reply: Reply, result: LookupResponse): Reply =>
+    reply.set(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
+
+  const route = (view: RequestView, reply: Reply): Reply | Promise<Reply> => {
+    const { method, path } = view;
+    if (path.length > MAX_PATH_BYTES / 3 && Buffer.byteLength(path) > MAX_PATH_BYTES) {
+      reply.route = 'too_long';
+      throw new LookupError('uri_too_long', `Path too long: at most ${MAX_PATH_BYTES} bytes are accepted`);
+    }
+    const shapeError = requestShapeError(view.headers);
+    if (shapeError !== null) {
+      reply.route = 'bad_request';
+      reply.close = true;
+      throw shapeError;
+    }
+    if (method === 'OPTIONS') {
+      reply.route = 'preflight';
+      for (const k in PREFLIGHT_HEADERS) reply.header(k, PREFLIGHT_HEADERS[k]!);
+      return reply.set(204, '');
+    }
+    if (method !== 'GET') {
+      reply.route = 'method_not_allowed';
+      throw new LookupError('method_not_allowed', `Method ${method} is not allowed: use GET (or OPTIONS for a CORS preflight)`, { allow: 'GET, OPTIONS' });
+    }
+    switch (path) {
+      case '/':
+        reply.route = '/';
+        if (deps.health.draining) reply.header('retry-after', '5');
+        return reply.set(deps.health.draining ? 503 : 200, healthText(ctx, deps.health, docsUrlFor(view)));
+      case '/docs':
+      case '/docs/': {
+        reply.route = '/docs';
+        const docs = docsUrlFor(view);
+        let html = docsHtmlCache.get(docs);
+        if (html === undefined) {
+          html = docsHtml(docs);
+          if (docsHtmlCache.size < 16) docsHtmlCache.set(docs, html);
+        }
+        return reply.set(200, html, 'text/html; charset=utf-8', 'public, max-age=300');
+      }
+      case '/openapi.json':
+        reply.route = '/openapi.json';
+        openApiText ??= JSON.stringify(openApiDocument());
+        return reply.set(200, openApiText, JSON_TYPE, 'public, max-age=300');
+      case '/metrics':
+        if (deps.metricsText === null) break;
+        reply.route = '/metrics';
+        return deps.metricsText().then((text) => reply.set(200, text, 'text/plain; version=0.0.4; charset=utf-8'), (e: unknown) => fail(view, reply, e));
+    }
+
+    const { endpoint, rawParam } = splitLookupPath(path);
+    if (endpoint === undefined) {
+      reply.route = 'not_found';
+      throw new LookupError('not_found', `Not found: ${quote(path)} is not an endpoint; see the docs for the list`);
+    }
+    reply.route = endpoint.template;
+    const lookup = deps.lookups[endpoint.name];
+    // Admission comes before any parsing, so malformed requests are rate limited too.
+    const admitted = deps.gate.admit(endpoint.klass, view);
+    for (const k in admitted.headers) reply.header(k, admitted.headers[k]!);
+    if (admitted.error !== null) throw admitted.error;
+    const param = decodeParam(rawParam, endpoint.name);
+    if (deps.health.draining) throw new LookupError('draining', 'The daemon is shutting down; retry shortly', { 'retry-after': '5' });
+
+    const query = view.query();
+    if (endpoint.klass === 'local' && lookup.runSync !== undefined) {
+      // Answered from memory without I/O: no deadline or abort plumbing needed.
+      return answer(reply, lookup.runSync({ param, query, signal: NEVER_ABORTED }));
+    }
+    const deadline = deadlines.start();
+    return raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: deadline.signal })), deadline.signal)
+      .then((result) => answer(reply, result), (e: unknown) => fail(view, reply, e))
+      .finally(deadline.release);
+  };
+
   const dispatch = (view: RequestView): Reply | Promise<Reply> => {
     const incomingId = view.headers['x-request-id'];
-    const requestId = incomingId !== undefined && SANE_REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID();
-    let route = 'unmatched';
-    let close = false;
-    const extra: Record<string, string> = {};
-    const reply = (status: number, body: string, contentType = JSON_TYPE, cacheControl = 'no-store'): Reply =>
-      ({ status, body, contentType, cacheControl, headers: extra, requestId, route, close });
-    const fail = (e: unknown): Reply => {
-      if (!isLookupError(e)) {
-        log.error({ err: e, requestId, route }, 'unhandled error');
-        e = new LookupError('internal_error', GENERIC_INTERNAL);
-      }
-      const err = e as LookupError;
-      for (const k in err.headers) extra[k.toLowerCase()] = err.headers[k]!;
-      return reply(err.status, JSON.stringify(errorBody(err, docsUrlFor(view))));
-    };
-
+    const reply = new Reply(incomingId !== undefined && SANE_REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID());
     try {
-      const { method, path } = view;
-      if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
-        route = 'too_long';
-        throw new LookupError('uri_too_long', `Path too long: at most ${MAX_PATH_BYTES} bytes are accepted`);
-      }
-      const shapeError = requestShapeError(view.headers);
-      if (shapeError !== null) {
-        route = 'bad_request';
-        close = true;
-        throw shapeError;
-      }
-      if (method === 'OPTIONS') {
-        route = 'preflight';
-        Object.assign(extra, PREFLIGHT_HEADERS);
-        return reply(204, '');
-      }
-      if (method !== 'GET') {
-        route = 'method_not_allowed';
-        throw new LookupError('method_not_allowed', `Method ${method} is not allowed: use GET (or OPTIONS for a CORS preflight)`, { allow: 'GET, OPTIONS' });
-      }
-      switch (path) {
-        case '/':
-          route = '/';
-          if (deps.health.draining) extra['retry-after'] = '5';
-          return reply(deps.health.draining ? 503 : 200, healthText(ctx, deps.health, docsUrlFor(view)));
-        case '/docs':
-        case '/docs/': {
-          route = '/docs';
-          const docs = docsUrlFor(view);
-          let html = docsHtmlCache.get(docs);
-          if (html === undefined) {
-            html = docsHtml(docs);
-            if (docsHtmlCache.size < 16) docsHtmlCache.set(docs, html);
-          }
-          return reply(200, html, 'text/html; charset=utf-8', 'public, max-age=300');
-        }
-        case '/openapi.json':
-          route = '/openapi.json';
-          openApiText ??= JSON.stringify(openApiDocument());
-          return reply(200, openApiText, JSON_TYPE, 'public, max-age=300');
-        case '/metrics':
-          if (deps.metricsText === null) break;
-          route = '/metrics';
-          return deps.metricsText().then((text) => reply(200, text, 'text/plain; version=0.0.4; charset=utf-8'), fail);
-      }
-
-      const m = /^\/v1\/([a-z]+)(?:\/(.*))?$/.exec(path);
-      const endpoint = m === null ? undefined : LOOKUP_BY_SEGMENT.get(m[1] as LookupName);
-      if (m === null || endpoint === undefined) {
-        route = 'not_found';
-        throw new LookupError('not_found', `Not found: ${quote(path)} is not an endpoint; see the docs for the list`);
-      }
-      route = endpoint.template;
-      const lookup = deps.lookups[endpoint.name];
-      // Admission comes before any parsing, so malformed requests are rate limited too.
-      const admitted = deps.gate.admit(endpoint.klass, view);
-      Object.assign(extra, admitted.headers);
-      if (admitted.error !== null) throw admitted.error;
-      const param = decodeParam(m[2] ?? '', endpoint.name);
-      if (deps.health.draining) throw new LookupError('draining', 'The daemon is shutting down; retry shortly', { 'retry-after': '5' });
-
-      const query = view.query();
-      if (endpoint.klass === 'local' && lookup.runSync !== undefined) {
-        // Answered from memory without I/O: no deadline or abort plumbing needed.
-        const result = lookup.runSync({ param, query, signal: NEVER_ABORTED });
-        return reply(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
-      }
-      const deadline = deadlines.start();
-      return raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: deadline.signal })), deadline.signal)
-        .then((result) => reply(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge)), fail)
-        .finally(deadline.release);
+      return route(view, reply);
     } catch (e) {
-      return fail(e);
+      return fail(view, reply, e);
     }
   };
 
-  const record = (view: RequestView, reply: Reply, started: bigint): void => {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    ctx.metrics.httpRequests.inc({ route: reply.route, status: String(reply.status) });
-    ctx.metrics.httpDuration.observe({ route: reply.route }, seconds);
-    logRequest({ requestId: reply.requestId, method: view.method, route: reply.route, status: reply.status, durationMs: Math.round(seconds * 1e6) / 1e3 });
+  const record = (view: RequestView, reply: Reply, startedMs: number): void => {
+    const ms = performance.now() - startedMs;
+    ctx.metrics.http.record(reply.route, reply.status, ms / 1e3);
+    logRequest(reply.requestId, view.method, reply.route, reply.status, Math.round(ms * 1e3) / 1e3);
   };
 
   return { dispatch, record };
+}
+
+/** The lookup a `/v1/<name>/<param>` path names, and its raw (still percent-encoded) parameter. */
+export function splitLookupPath(path: string): { endpoint: (typeof ENDPOINTS)[number] | undefined; rawParam: string } {
+  if (!path.startsWith('/v1/')) return { endpoint: undefined, rawParam: '' };
+  const slash = path.indexOf('/', 4);
+  const name = slash === -1 ? path.slice(4) : path.slice(4, slash);
+  return { endpoint: LOOKUP_BY_SEGMENT.get(name as LookupName), rawParam: slash === -1 ? '' : path.slice(slash + 1) };
+}
+
+/** A hyper-express request as the dispatcher sees it (prototype accessors: nothing allocated per request). */
+class HyperExpressView implements RequestView {
+  constructor(private readonly req: HyperExpress.Request) {}
+  get method(): string {
+    return this.req.method;
+  }
+  get path(): string {
+    return this.req.path;
+  }
+  get headers(): Readonly<Record<string, string>> {
+    return this.req.headers;
+  }
+  get ip(): string {
+    return this.req.ip;
+  }
+  query(): Record<string, string> {
+    return queryOf(this.req);
+  }
+}
+
+/**
+ * A raw uWS request: the uWS request object is only valid synchronously, so the path, headers and query
+ * are copied up front. The peer address is read only when admission needs it (rate limits on): uWS's
+ * call for it costs several µs.
+ */
+class UwsView implements RequestView {
+  readonly method = 'GET';
+  constructor(private readonly res: uws.HttpResponse, readonly path: string, readonly headers: Readonly<Record<string, string>>, private readonly rawQuery: string) {}
+  get ip(): string {
+    return Buffer.from(this.res.getRemoteAddressAsText()).toString();
+  }
+  query(): Record<string, string> {
+    return parseQuery(this.rawQuery);
+  }
+}
+
+function writeUws(res: uws.HttpResponse, reply: Reply): void {
+  res.writeStatus(STATUS_LINE.get(reply.status) ?? String(reply.status));
+  for (const [k, v] of CORS) res.writeHeader(k, v);
+  if (reply.headers !== null) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
+  res.writeHeader('x-request-id', reply.requestId);
+  res.writeHeader('cache-control', reply.cacheControl);
+  res.writeHeader('content-type', reply.contentType);
+  res.end(reply.body, reply.close);
 }
 
 export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
@@ -199,24 +277,16 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
   const log = deps.ctx.log.child({ module: 'http' });
 
   const viaHyperExpress = async (req: HyperExpress.Request, res: HyperExpress.Response): Promise<void> => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     deps.health.inflight++;
-    const view: RequestView = {
-      method: req.method,
-      path: req.path,
-      headers: req.headers,
-      get ip() {
-        return req.ip;
-      },
-      query: () => queryOf(req),
-    };
+    const view = new HyperExpressView(req);
     try {
       const out = dispatch(view);
       const reply = out instanceof Promise ? await out : out;
       if (!res.closed) {
         res.status(reply.status);
         for (const [k, v] of CORS) res.header(k, v);
-        for (const k in reply.headers) res.header(k, reply.headers[k]!);
+        if (reply.headers !== null) for (const k in reply.headers) res.header(k, reply.headers[k]!);
         res.header('x-request-id', reply.requestId);
         res.header('cache-control', reply.cacheControl);
         res.header('content-type', reply.contentType);
@@ -229,51 +299,32 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
     }
   };
 
-  // Lookups straight on uWS: the uWS request object is only valid synchronously, so everything is read
-  // up front; an answer that needs I/O is written later, unless the client went away meanwhile.
+  // Health and lookups straight on uWS. A synchronous answer is written inside the handler (uWS corks
+  // it); one that needs I/O is written later under cork, unless the client went away meanwhile.
   const viaUws = (res: uws.HttpResponse, req: uws.HttpRequest): void => {
-    const started = process.hrtime.bigint();
-    deps.health.inflight++;
+    const started = performance.now();
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
     });
-    const rawQuery = req.getQuery() ?? '';
-    const view: RequestView = {
-      method: 'GET',
-      path: req.getUrl(),
-      headers,
-      // Read only when admission needs it (rate limits on): uWS's peer-address call costs several µs.
-      get ip() {
-        return Buffer.from(res.getRemoteAddressAsText()).toString();
-      },
-      query: () => parseQuery(rawQuery),
-    };
-    const write = (reply: Reply): void => {
-      res.cork(() => {
-        res.writeStatus(STATUS_LINE.get(reply.status) ?? String(reply.status));
-        for (const [k, v] of CORS) res.writeHeader(k, v);
-        for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
-        res.writeHeader('x-request-id', reply.requestId);
-        res.writeHeader('cache-control', reply.cacheControl);
-        res.writeHeader('content-type', reply.contentType);
-        res.end(reply.body, reply.close);
-      });
-      record(view, reply, started);
-      deps.health.inflight--;
-    };
+    const view = new UwsView(res, req.getUrl(), headers, req.getQuery() ?? '');
     const out = dispatch(view);
     if (!(out instanceof Promise)) {
-      write(out);
+      writeUws(res, out);
+      record(view, out, started);
       return;
     }
+    deps.health.inflight++;
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
       deps.health.inflight--;
     });
     void out.then((reply) => {
-      if (!aborted) write(reply);
+      if (aborted) return;
+      res.cork(() => writeUws(res, reply));
+      record(view, reply, started);
+      deps.health.inflight--;
     });
   };
 

@@ -1,23 +1,12 @@
 // One prom-client registry per thread; every metric the daemon exports is declared here, so names stay unique.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
-    name: 'netintel_http_requests_total',
-    help: 'HTTP requests answered, by route template and status code',
-    labelNames: ['route', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  readonly httpDuration = new Histogram({
-    name: 'netintel_http_request_duration_seconds',
-    help: 'Time from request received to response sent, by route template',
-    labelNames: ['route'] as const,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  /** netintel_http_requests_total and netintel_http_request_duration_seconds (the hot path's own counters). */
+  readonly http = new RequestMetrics(this.registry);
 
   readonly upstreamRequests = new Counter({
     name: 'netintel_upstream_requests_total',

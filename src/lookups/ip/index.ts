@@ -4,7 +4,7 @@ import type { AsnSource, DatasetMeta, GeoSource, PrefixSource } from '../../data
 import { LookupError, quote } from '../../http/errors.js';
 import { bogonReason } from '../bogons.js';
 import { parseIp, type IpAddress } from '../ip-address.js';
-import type { Lookup, LookupResponse } from '../types.js';
+import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
 import {
   GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, ipResultText,
   type AsPart, type GeoFields, type IpResult, type IpSources,
@@ -86,16 +86,7 @@ function createAnswerer<T>(
 
 export function createIpLookup(ctx: AppContext): Lookup {
   const answer = createIpTextAnswerer(ctx.datasets);
-  const respond = ({ param }: { param: string }): LookupResponse => {
-    const text = answer(param);
-    return {
-      text,
-      get body(): Record<string, unknown> {
-        return JSON.parse(text) as Record<string, unknown>;
-      },
-      maxAge: LOCAL_MAX_AGE,
-    };
-  };
+  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(answer(param), LOCAL_MAX_AGE);
   return {
     name: 'ip',
     klass: 'local',
