@@ -11,7 +11,7 @@ HELLO_PORT=8091 DAEMON_PORT=8090
 
 taskset -c 0 node bench/servers/hyperexpress-hello.mjs $HELLO_PORT > /dev/null & HELLO_PID=$!
 NETINTEL_HOST=127.0.0.1 NETINTEL_PORT=$DAEMON_PORT NETINTEL_WORKERS=1 NETINTEL_DATA_DIR="$DATA" \
-  NETINTEL_RATE_LIMIT_LOCAL=0 NETINTEL_RATE_LIMIT_NETWORK=0 NETINTEL_IMPORT_DEFAULTS=${IMPORT_DEFAULTS:-false} \
+  NETINTEL_RATE_LIMIT_LOCAL=0 NETINTEL_RATE_LIMIT_NETWORK=0 NETINTEL_IMPORT_DEFAULTS=${IMPORT_DEFAULTS:-false} NETINTEL_LOG_LEVEL=${LOG_LEVEL:-info} \
   taskset -c 0 node dist/cli.js serve > /tmp/netintel-bench.log 2>&1 & DAEMON_PID=$!
 trap 'kill $HELLO_PID $DAEMON_PID 2>/dev/null || true' EXIT
 for i in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$DAEMON_PORT/" && break; sleep 0.2; done

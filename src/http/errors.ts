@@ -40,7 +40,11 @@ export class LookupError extends Error {
     readonly headers: Readonly<Record<string, string>> = {},
     options?: { cause?: unknown },
   ) {
+    // An answer, not a fault: no stack trace (capturing one is most of the cost of a 4xx under load).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message, options);
+    Error.stackTraceLimit = limit;
     this.name = 'LookupError';
     this.status = STATUS_OF[code];
   }

@@ -32,6 +32,17 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 const SANE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 const STATUS_LINE = new Map<number, string>(Object.entries(STATUS_CODES).map(([code, text]) => [Number(code), `${code} ${text}`]));
 
+// uWS converts every string argument to UTF-8 on each call; typed arrays it reads in place. The fixed
+// parts of every response are therefore encoded once (about 4% req/s on a local lookup).
+const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s));
+const CORS_BYTES = CORS.map(([k, v]) => [bytes(k), bytes(v)] as const);
+const STATUS_BYTES = new Map([...STATUS_LINE].map(([code, line]) => [code, bytes(line)]));
+const H_REQUEST_ID = bytes('x-request-id');
+const H_CACHE_CONTROL = bytes('cache-control');
+const H_CONTENT_TYPE = bytes('content-type');
+const VALUE_BYTES = new Map<string, Uint8Array>([JSON_TYPE, 'no-store', 'public, max-age=3600'].map((v) => [v, bytes(v)]));
+const valueBytes = (v: string): Uint8Array | string => VALUE_BYTES.get(v) ?? v;
+
 export interface HttpDeps {
   readonly ctx: AppContext;
   readonly lookups: Readonly<Record<LookupName, Lookup>>;
@@ -192,6 +203,8 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
       // Answered from memory without I/O: no deadline or abort plumbing needed.
       return answer(reply, lookup.runSync({ param, query, signal: NEVER_ABORTED }));
     }
+    const hit = lookup.runCached?.({ param, query, signal: NEVER_ABORTED }) ?? null;
+    if (hit !== null) return answer(reply, hit);
     const deadline = deadlines.start();
     return raceAbort(deps.gate.track(endpoint.klass, () => lookup.run({ param, query, signal: deadline.signal })), deadline.signal)
       .then((result) => answer(reply, result), (e: unknown) => fail(view, reply, e))
@@ -257,17 +270,17 @@ class UwsView implements RequestView {
     return Buffer.from(this.res.getRemoteAddressAsText()).toString();
   }
   query(): Record<string, string> {
-    return parseQuery(this.rawQuery);
+    return this.rawQuery === '' ? {} : parseQuery(this.rawQuery);
   }
 }
 
 function writeUws(res: uws.HttpResponse, reply: Reply): void {
-  res.writeStatus(STATUS_LINE.get(reply.status) ?? String(reply.status));
-  for (const [k, v] of CORS) res.writeHeader(k, v);
+  res.writeStatus(STATUS_BYTES.get(reply.status) ?? String(reply.status));
+  for (const [k, v] of CORS_BYTES) res.writeHeader(k, v);
   if (reply.headers !== null) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
-  res.writeHeader('x-request-id', reply.requestId);
-  res.writeHeader('cache-control', reply.cacheControl);
-  res.writeHeader('content-type', reply.contentType);
+  res.writeHeader(H_REQUEST_ID, reply.requestId);
+  res.writeHeader(H_CACHE_CONTROL, valueBytes(reply.cacheControl));
+  res.writeHeader(H_CONTENT_TYPE, valueBytes(reply.contentType));
   res.end(reply.body, reply.close);
 }
 
@@ -374,10 +387,30 @@ function queryOf(req: HyperExpress.Request): Record<string, string> {
   return out;
 }
 
-function parseQuery(raw: string): Record<string, string> {
+/**
+ * Query parameters as URLSearchParams reads them, the first value of a repeated key winning. A plain
+ * query (no escapes, no '+') is split directly: URLSearchParams costs about a microsecond even for
+ * `type=A`, a visible share of a cached DNS answer.
+ */
+export function parseQuery(raw: string): Record<string, string> {
+  // A plain object (a null-prototype one is a slow dictionary in V8); `__proto__` is defined, not assigned.
   const out: Record<string, string> = {};
+  const add = (k: string, v: string): void => {
+    if (Object.hasOwn(out, k)) return;
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  };
   if (raw === '') return out;
-  for (const [k, v] of new URLSearchParams(raw)) if (!(k in out)) out[k] = v;
+  if (raw.includes('%') || raw.includes('+') || raw.startsWith('?')) {
+    for (const [k, v] of new URLSearchParams(raw)) add(k, v);
+    return out;
+  }
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq === -1) add(part, '');
+    else add(part.slice(0, eq), part.slice(eq + 1));
+  }
   return out;
 }
 

@@ -43,6 +43,12 @@ export interface Lookup {
    * server's request callback lets uWS batch the whole response into one write.
    */
   runSync?(req: LookupRequest): LookupResponse;
+  /**
+   * For network lookups: the answer when memory already has it (a cache hit), else null and the
+   * dispatcher calls `run`. A hit then skips the deadline, concurrency and promise plumbing of an
+   * upstream call. Invalid input throws here as it would in `run`.
+   */
+  runCached?(req: LookupRequest): LookupResponse | null;
 }
 
 /** Spec order of the endpoints (spec.md 2.1), with their public path templates. */
