@@ -236,3 +236,35 @@ describe('failover and failures', () => {
     expect(text).toContain('upstream="dns",outcome="ok"} 1');
   });
 });
+
+describe('serialised answers and the synchronous cache path', () => {
+  const ORDER = ['domain', 'unicode_domain', 'type', 'status', 'authenticated', 'records', 'authority', 'resolver', 'query_time_ms', 'cached', 'source'];
+
+  it('the text is JSON.stringify of the body, members in API order, on a miss and on a hit', async () => {
+    let now = 1_000_000;
+    const { svc, run } = service([zone.udp], { now: () => now });
+    const name = parseDomainName(ZONE);
+    expect(svc.cached(name, 'MX')).toBeNull(); // nothing cached yet: the caller must go upstream
+    const miss = await run(ZONE, 'MX');
+    now += 2500;
+    const hit = svc.cached(name, 'MX');
+    expect(hit).not.toBeNull();
+    for (const r of [miss, hit!]) {
+      expect(r.text).toBe(JSON.stringify(r.body));
+      expect(Object.keys(r.body)).toEqual(ORDER);
+    }
+    expect(miss.body['cached']).toBe(false);
+    expect(hit!.body['cached']).toBe(true);
+    // Two seconds later the records' TTLs have counted down by two, in the text too.
+    const ttls = (r: typeof miss): number[] => (r.body['records'] as { ttl: number }[]).map((x) => x.ttl);
+    expect(ttls(hit!)).toEqual(ttls(miss).map((t) => t - 2));
+  });
+
+  it('a differently cased query is answered from the same entry'), async () => {
+    const { svc, run } = service([zone.udp]);
+    await run(ZONE, 'A');
+    const upper = svc.cached(parseDomainName(ZONE.toUpperCase()), 'A');
+    expect(upper?.body['domain']).toBe(ZONE);
+    expect(upper?.text).toBe(JSON.stringify(upper?.body));
+  });
+});
