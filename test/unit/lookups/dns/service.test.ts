@@ -260,7 +260,7 @@ describe('serialised answers and the synchronous cache path', () => {
     expect(ttls(hit!)).toEqual(ttls(miss).map((t) => t - 2));
   });
 
-  it('a differently cased query is answered from the same entry'), async () => {
+  it('a differently cased query is answered from the same entry', async () => {
     const { svc, run } = service([zone.udp]);
     await run(ZONE, 'A');
     const upper = svc.cached(parseDomainName(ZONE.toUpperCase()), 'A');
