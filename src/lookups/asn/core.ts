@@ -2,6 +2,7 @@
 import type { AsnRecord, DatasetMeta } from '../../datasets/types.js';
 import { parseIp, type IpAddress } from '../ip-address.js';
 import { asPart, type RangeInfo } from '../ip/core.js';
+import { jsonDatasetString, jsonOnce, jsonString } from '../json-text.js';
 
 export type AsnQuery = { readonly kind: 'asn'; readonly asn: number } | { readonly kind: 'ip'; readonly ip: IpAddress };
 
@@ -151,4 +152,17 @@ export function asnResultForIp(
     prefixes: counts,
     source,
   };
+}
+
+/**
+ * JSON.stringify(result), member for member: the scalars written directly, `prefixes` (one object per
+ * AS in the prefix index) and `source` (one per dataset version) serialised once per object.
+ */
+export function asnResultText(r: AsnResult): string {
+  const d = jsonDatasetString;
+  return `{"query":${JSON.stringify(r.query)},"asn":${r.asn === null ? 'null' : r.asn},"name":${d(r.name)},` +
+    `"description":${d(r.description)},"country":${d(r.country)},"rir":${d(r.rir)},` +
+    `"allocated":${d(r.allocated)},"status":${d(r.status)},"reserved":${r.reserved},"ip":${jsonString(r.ip)},` +
+    `"prefix":${jsonString(r.prefix)},"announced":${r.announced === null ? 'null' : r.announced},` +
+    `"prefixes":${r.prefixes === null ? 'null' : jsonOnce(r.prefixes)},"source":${jsonOnce(r.source)}}`;
 }

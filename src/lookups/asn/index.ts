@@ -2,10 +2,10 @@
 import type { AppContext } from '../../context.js';
 import type { AsnSource, DatasetMeta, PrefixSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
-import type { Lookup, LookupResponse } from '../types.js';
+import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
 import { RangeInfoCache } from '../ip/core.js';
-import { ASN_ACCEPTED, asnResult, asnResultForIp, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
+import { ASN_ACCEPTED, asnResult, asnResultForIp, asnResultText, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
 
 export interface AsnDatasets {
   readonly prefixes: PrefixSource | null;
@@ -67,10 +67,11 @@ export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => Asn
 
 export function createAsnLookup(ctx: AppContext): Lookup {
   const answer = createAsnAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(asnResultText(answer(param)), LOCAL_MAX_AGE);
   return {
     name: 'asn',
     klass: 'local',
-    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
-    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
+    runSync: respond,
+    run: async (req): Promise<LookupResponse> => respond(req),
   };
 }

@@ -1,6 +1,7 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
 import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
 import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
+import { jsonOnce, membersOnce } from '../json-text.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
@@ -222,27 +223,15 @@ export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSo
   };
 }
 
-/** The answer for a special-purpose address: geo and AS fields null (API.md). */
-const memberText = new WeakMap<object, string>();
-
-/** An object's JSON members without the braces, once per object (geo fields and AS parts are cached per record and range). */
-function members(o: object): string {
-  let m = memberText.get(o);
-  if (m === undefined) {
-    m = JSON.stringify(o).slice(1, -1);
-    memberText.set(o, m);
-  }
-  return m;
-}
-
 /**
  * JSON.stringify(ipResult(...)), built from cached fragments: serialising the whole answer was about
  * half the cost of a /v1/ip request. Member order is ipResult's (GeoFields and AsPart keep it).
  */
 export function ipResultText(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): string {
-  return `{"ip":${JSON.stringify(ip.text)},"version":${ip.version},${members(geo)},${members(as)},"bogon":false,"bogon_reason":null,"source":{${members(source)}}}`;
+  return `{"ip":${JSON.stringify(ip.text)},"version":${ip.version},${membersOnce(geo)},${membersOnce(as)},"bogon":false,"bogon_reason":null,"source":${jsonOnce(source)}}`;
 }
 
+/** The answer for a special-purpose address: geo and AS fields null (API.md). */
 export function bogonResult(ip: IpAddress, reason: string): IpResult {
   const r = ipResult(ip, NO_GEO, NO_AS, SPECIAL_PURPOSE_SOURCE);
   r.bogon = true;

@@ -182,3 +182,23 @@ export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: Datase
     source,
   };
 }
+
+/** The members after `mac` of a unicast answer inside a record, serialised once per record and registry version. */
+const unicastText = new WeakMap<OuiRecord, { readonly meta: DatasetMeta | null; readonly text: string }>();
+
+/**
+ * JSON.stringify(macResult(...)). For a unicast address inside an assignment (the common answer) every
+ * member but `mac` depends on the record alone, so that part is serialised once per record.
+ */
+export function macResultText(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): string {
+  const first = parseInt(mac.hex.slice(0, 2), 16);
+  const shared = record !== null && (first & 1) === 0 && record.bits <= mac.bits && ((first & 2) === 0 || record.registry === 'CID');
+  if (!shared) return JSON.stringify(macResult(mac, record, meta));
+  let cached = unicastText.get(record);
+  if (cached === undefined || cached.meta !== meta) {
+    const { mac: _ignored, ...rest } = macResult(mac, record, meta);
+    cached = { meta, text: JSON.stringify(rest).slice(1) };
+    unicastText.set(record, cached);
+  }
+  return `{"mac":${JSON.stringify(colonForm(mac.hex))},${cached.text}`;
+}

@@ -1,10 +1,10 @@
 // GET /v1/mac/{mac}: glue between the notation parser, the OUI registry interface and the result shape.
 import type { AppContext } from '../../context.js';
-import type { OuiSource } from '../../datasets/types.js';
+import type { DatasetMeta, OuiRecord, OuiSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
-import type { Lookup, LookupResponse } from '../types.js';
+import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
-import { MAC_ACCEPTED, macResult, parseMac, searchKey, type MacResult } from './core.js';
+import { MAC_ACCEPTED, macResult, macResultText, parseMac, searchKey, type MacResult, type ParsedMac } from './core.js';
 
 export interface MacDatasets {
   readonly oui: OuiSource | null;
@@ -16,25 +16,35 @@ export interface MacDatasets {
  * one is loaded (a CID may cover it); anything else without the registry is 503 `dataset_unavailable`.
  */
 export function createMacAnswerer(datasets: MacDatasets): (param: string) => MacResult {
+  return createAnswerer(datasets, macResult);
+}
+
+/** The same answers, serialised (what the HTTP route sends). */
+export function createMacTextAnswerer(datasets: MacDatasets): (param: string) => string {
+  return createAnswerer(datasets, macResultText);
+}
+
+function createAnswerer<T>(datasets: MacDatasets, result: (mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null) => T): (param: string) => T {
   return (param) => {
     const mac = parseMac(param);
     if (mac === null) throw new LookupError('invalid_mac', `Invalid MAC address: ${quote(param)} is not ${MAC_ACCEPTED}`);
     const oui = datasets.oui;
     if (oui === null) {
       const first = parseInt(mac.hex.slice(0, 2), 16);
-      if ((first & 3) === 2) return macResult(mac, null, null);
+      if ((first & 3) === 2) return result(mac, null, null);
       throw new LookupError('dataset_unavailable', 'The MAC vendor (OUI) registry is not loaded yet; retry later', { 'retry-after': '60' });
     }
-    return macResult(mac, oui.lookup(searchKey(mac)), oui.meta);
+    return result(mac, oui.lookup(searchKey(mac)), oui.meta);
   };
 }
 
 export function createMacLookup(ctx: AppContext): Lookup {
-  const answer = createMacAnswerer(ctx.datasets);
+  const answer = createMacTextAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(answer(param), LOCAL_MAX_AGE);
   return {
     name: 'mac',
     klass: 'local',
-    runSync: ({ param }): LookupResponse => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
-    run: async ({ param }): Promise<LookupResponse> => ({ body: answer(param) as unknown as Record<string, unknown>, maxAge: LOCAL_MAX_AGE }),
+    runSync: respond,
+    run: async (req): Promise<LookupResponse> => respond(req),
   };
 }

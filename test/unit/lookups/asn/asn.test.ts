@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../../../src/http/errors.js';
-import { isReservedAsn, parseAsnQuery } from '../../../../src/lookups/asn/core.js';
+import { asnResultText, isReservedAsn, parseAsnQuery } from '../../../../src/lookups/asn/core.js';
 import { createAsnAnswerer } from '../../../../src/lookups/asn/index.js';
 import { FakeAsns, FakePrefixes, NAMES_META, PREFIX_META, RIR_META } from '../ip/fakes.js';
 
@@ -163,6 +163,30 @@ describe('/v1/asn properties', () => {
         }
       }),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe('serialised answers', () => {
+  const queries = fc.oneof(
+    fc.constantFrom('AS13335', 'as13335', '13335', 'AS1.10', 'AS64777', 'AS65550', 'AS0', 'AS4294967295', '1.1.1.1', '104.20.1.2', '2606:4700::1111', '5.5.2.1', '6.0.0.1', '7.0.0.9', '8.8.8.8', '"quoted"'),
+    fc.nat({ max: 4_294_967_295 }).map((n) => `AS${n}`),
+    fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.')),
+  );
+
+  it('property: asnResultText is JSON.stringify of the answer, for AS numbers and IPs', () => {
+    fc.assert(
+      fc.property(queries, (q) => {
+        let r;
+        try {
+          r = answer(q);
+        } catch {
+          return; // invalid input: the HTTP layer answers 400, nothing to serialise
+        }
+        expect(asnResultText(r)).toBe(JSON.stringify(r));
+        expect(asnResultText(r)).toBe(JSON.stringify(r)); // again, from the per-object fragments
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { OuiRecord } from '../../../../src/datasets/types.js';
 import { LookupError } from '../../../../src/http/errors.js';
 import { colonForm, parseMac, searchKey } from '../../../../src/lookups/mac/core.js';
-import { createMacAnswerer } from '../../../../src/lookups/mac/index.js';
+import { createMacAnswerer, createMacTextAnswerer } from '../../../../src/lookups/mac/index.js';
 import { FakeOui, OUI_META } from '../ip/fakes.js';
 
 const RECORDS: OuiRecord[] = [
@@ -210,5 +210,29 @@ describe('/v1/mac properties', () => {
         expect(parseInt(key.slice(0, 2), 16) & 1).toBe(0);
       }),
     );
+  });
+});
+
+describe('serialised answers', () => {
+  const text = createMacTextAnswerer({ oui });
+  const withRecordHex = fc.tuple(fc.constantFrom(...RECORDS.map((r) => r.prefix)), fc.string({ unit: fc.constantFrom(...'0123456789ABCDEF'.split('')), minLength: 12, maxLength: 12 }))
+    .map(([prefix, tail]) => (prefix + tail).slice(0, 12));
+  const anyHex = fc.string({ unit: fc.constantFrom(...'0123456789ABCDEF'.split('')), minLength: 12, maxLength: 12 });
+
+  it('property: the text is JSON.stringify of the answer, for addresses inside and outside the records, repeated', () => {
+    fc.assert(
+      fc.property(fc.oneof(withRecordHex, anyHex), fc.constantFrom(6, 7, 9, 12), (hex, len) => {
+        const q = hex.slice(0, len);
+        // Twice: the second answer comes from the per-record cache.
+        expect(text(q)).toBe(JSON.stringify(answer(q)));
+        expect(text(q)).toBe(JSON.stringify(answer(q)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('two addresses in one block share the record part but keep their own mac', () => {
+    expect(JSON.parse(text('B8:27:EB:00:00:01'))).toMatchObject({ mac: 'B8:27:EB:00:00:01', vendor: 'Mudberry Pi Trading Ltd' });
+    expect(JSON.parse(text('B8:27:EB:00:00:02'))).toMatchObject({ mac: 'B8:27:EB:00:00:02', vendor: 'Mudberry Pi Trading Ltd' });
   });
 });
