@@ -41,7 +41,8 @@ const BATCH_BYTES = 64 * 1024;
  * The one log line per HTTP request, in pino's exact format (level, time, the logger's bindings) but
  * serialised by hand and handed to the destination in batches (at most 100 ms or 64 KiB late): pino's
  * generic path plus one destination write per line cost ~9 µs a request, a large share of a local lookup.
- * The timestamp text is reused within a millisecond.
+ * The timestamp text is reused within a millisecond. `requestId` and `route` are written unescaped: the
+ * dispatcher passes only ids that matched its sane-id pattern or that it generated, and route templates.
  */
 export function requestLogger(log: Logger): (requestId: string, method: string, route: string, status: number, durationMs: number) => void {
   const symbols = pino.symbols;
@@ -75,8 +76,8 @@ export function requestLogger(log: Logger): (requestId: string, method: string, 
       lastTime = new Date(ms).toISOString();
     }
     const line =
-      `${head}${lastTime}"${bindings},"requestId":${JSON.stringify(requestId)},"method":${method === 'GET' ? '"GET"' : JSON.stringify(method)},` +
-      `"route":${JSON.stringify(route)},"status":${status},"durationMs":${durationMs},"msg":"request"}\n`;
+      `${head}${lastTime}"${bindings},"requestId":"${requestId}","method":${method === 'GET' ? '"GET"' : JSON.stringify(method)},` +
+      `"route":"${route}","status":${status},"durationMs":${durationMs},"msg":"request"}\n`;
     // At most 3 UTF-8 bytes per UTF-16 unit, so a line that passes this check always fits.
     if (used + line.length * 3 > BATCH_BYTES) flush();
     if (line.length * 3 > BATCH_BYTES) {

@@ -162,6 +162,18 @@ describe('common HTTP rules', () => {
     expect(typeof line['status']).toBe('number');
     expect(typeof line['durationMs']).toBe('number');
   });
+
+  it('logs hostile request ids safely: a sane one verbatim, anything else replaced by a generated id', async () => {
+    const sane = 'a.b_c:d@e/f+g=h-1';
+    await fetch(`${d.url}/`, { headers: { 'x-request-id': sane } });
+    await expect.poll(() => d.logs.find((l) => l['requestId'] === sane), { timeout: 5000 }).toBeTruthy();
+    const hostile = 'x","status":200,"injected":"1';
+    const res = await fetch(`${d.url}/v1/ip/8.8.8.8`, { headers: { 'x-request-id': hostile } });
+    const generated = res.headers.get('x-request-id')!;
+    expect(generated).not.toBe(hostile);
+    await expect.poll(() => d.logs.find((l) => l['requestId'] === generated), { timeout: 5000 }).toBeTruthy();
+    expect(d.logs.some((l) => 'injected' in l)).toBe(false);
+  });
 });
 
 describe('process lifecycle', () => {
