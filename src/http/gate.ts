@@ -132,7 +132,7 @@ export function createGate(ctx: AppContext, share: GateShare | null | undefined,
       return { headers: OPEN.headers, error: new LookupError('overloaded', 'Too many distinct API keys in use; retry later', { 'retry-after': '60' }) };
     }
     if (limit === 0) {
-      metrics.requestsByPlan.inc({ plan });
+      metrics.countPlan(plan);
       return OPEN;
     }
     const reset = String(secondsUntilNextDay(t));
@@ -144,14 +144,14 @@ export function createGate(ctx: AppContext, share: GateShare | null | undefined,
         error: new LookupError('rate_limited', `Daily allowance used up: the ${plan} plan allows ${limit} requests per day; it resets at 00:00 UTC`, { 'retry-after': reset }),
       };
     }
-    metrics.requestsByPlan.inc({ plan });
+    metrics.countPlan(plan);
     return { headers, error: null };
   };
 
   const admitFree = (klass: LookupClass, req: GateRequest): GateResult => {
     const limit = limits[klass];
     if (limit === 0) {
-      metrics.requestsByPlan.inc({ plan: 'free' });
+      metrics.countPlan('free');
       return OPEN;
     }
     const address = clientAddress(req.ip, req.headers['x-forwarded-for'], config.trustedProxies);
@@ -166,7 +166,7 @@ export function createGate(ctx: AppContext, share: GateShare | null | undefined,
         }),
       };
     }
-    metrics.requestsByPlan.inc({ plan: 'free' });
+    metrics.countPlan('free');
     return { headers, error: null };
   };
 

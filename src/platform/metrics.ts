@@ -73,12 +73,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly requestsByPlan = new Counter({
+  /** Lookups per plan not yet handed to the counter: counted on every lookup, so kept off prom-client's labelled inc(). */
+  private readonly planCounts = new Map<string, number>();
+
+  readonly requestsByPlan: Counter<'plan'> = new Counter({
     name: 'netintel_requests_by_plan_total',
     help: 'Lookup requests by plan (free or a key plan)',
     labelNames: ['plan'] as const,
     registers: [this.registry],
+    collect: () => this.flushPlanCounts(),
   });
+
+  /** One lookup request admitted under `plan`. */
+  countPlan(plan: string): void {
+    this.planCounts.set(plan, (this.planCounts.get(plan) ?? 0) + 1);
+  }
+
+  private flushPlanCounts(): void {
+    for (const [plan, n] of this.planCounts) this.requestsByPlan.inc({ plan }, n);
+    this.planCounts.clear();
+  }
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics !== false) {
