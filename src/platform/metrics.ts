@@ -23,12 +23,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly cacheRequests = new Counter({
+  /** Hot-path handles of cacheRequests (see cacheCounter), handed to the counter when it collects. */
+  private readonly cacheHandles: DeferredCount[] = [];
+
+  readonly cacheRequests: Counter<'cache' | 'result'> = new Counter({
     name: 'netintel_cache_requests_total',
     help: 'Cache look-ups, by cache and result (hit, miss, stale)',
     labelNames: ['cache', 'result'] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const h of this.cacheHandles) h.flushInto(this.cacheRequests);
+    },
   });
+
+  /**
+   * A cacheRequests handle for one label set, for code that counts on every request: it counts in a
+   * plain number, which prom-client gets when it collects (its labelled inc() hashes the labels per call).
+   */
+  cacheCounter(labels: { cache: string; result: string }): { inc(): void } {
+    const h = new DeferredCount(labels);
+    this.cacheHandles.push(h);
+    return h;
+  }
 
   readonly datasetRefresh = new Counter({
     name: 'netintel_dataset_refresh_total',
@@ -117,6 +133,19 @@ export class Metrics {
     } finally {
       end();
     }
+  }
+}
+
+class DeferredCount {
+  private n = 0;
+  constructor(private readonly labels: Record<string, string>) {}
+  inc(): void {
+    this.n++;
+  }
+  flushInto(counter: Counter<string>): void {
+    if (this.n === 0) return;
+    counter.inc(this.labels, this.n);
+    this.n = 0;
   }
 }
 
