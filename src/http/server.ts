@@ -373,8 +373,15 @@ export function decodeParam(raw: string, name: LookupName): string {
   }
 }
 
+// Header values per max-age, built once: DNS answers count theirs down, so the same few recur.
+const CACHE_CONTROL: string[] = [];
+const CACHE_CONTROL_MEMO = 86_401;
+
 function cacheControlOf(maxAge: number | null): string {
-  return maxAge === null ? 'no-store' : `public, max-age=${Math.max(0, Math.floor(maxAge))}`;
+  if (maxAge === null) return 'no-store';
+  const n = Math.max(0, Math.floor(maxAge));
+  if (n >= CACHE_CONTROL_MEMO) return `public, max-age=${n}`;
+  return (CACHE_CONTROL[n] ??= `public, max-age=${n}`);
 }
 
 function queryOf(req: HyperExpress.Request): Record<string, string> {
@@ -395,23 +402,29 @@ function queryOf(req: HyperExpress.Request): Record<string, string> {
 export function parseQuery(raw: string): Record<string, string> {
   // A plain object (a null-prototype one is a slow dictionary in V8); `__proto__` is defined, not assigned.
   const out: Record<string, string> = {};
-  const add = (k: string, v: string): void => {
-    if (Object.hasOwn(out, k)) return;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  };
   if (raw === '') return out;
   if (raw.includes('%') || raw.includes('+') || raw.startsWith('?')) {
-    for (const [k, v] of new URLSearchParams(raw)) add(k, v);
+    for (const [k, v] of new URLSearchParams(raw)) addFirst(out, k, v);
     return out;
   }
-  for (const part of raw.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    if (eq === -1) add(part, '');
-    else add(part.slice(0, eq), part.slice(eq + 1));
+  let start = 0;
+  while (start <= raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (end > start) {
+      const eq = raw.indexOf('=', start);
+      if (eq === -1 || eq > end) addFirst(out, raw.slice(start, end), '');
+      else addFirst(out, raw.slice(start, eq), raw.slice(eq + 1, end));
+    }
+    start = end + 1;
   }
   return out;
+}
+
+function addFirst(out: Record<string, string>, k: string, v: string): void {
+  if (Object.hasOwn(out, k)) return;
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -27,6 +27,8 @@ interface Entry<V> {
  */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
+  /** The most recently used entry: re-inserting it would change nothing, so a repeat hit skips that. */
+  private newest: Entry<V> | null = null;
   private readonly maxEntries: number;
   private readonly now: () => number;
 
@@ -41,17 +43,27 @@ export class LruCache<K, V> {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
     const remainingMs = e.expiresAt - this.now();
-    this.entries.delete(key);
-    if (remainingMs <= 0) return undefined;
-    this.entries.set(key, e);
+    if (remainingMs <= 0) {
+      this.entries.delete(key);
+      if (this.newest === e) this.newest = null;
+      return undefined;
+    }
+    if (this.newest !== e) {
+      this.entries.delete(key);
+      this.entries.set(key, e);
+      this.newest = e;
+    }
     return { value: e.value, expiresAt: e.expiresAt, remainingMs };
   }
 
   /** Stores `value` for `ttlMs` milliseconds; a TTL of 0 or less stores nothing (and drops any old entry). */
   set(key: K, value: V, ttlMs: number): void {
     this.entries.delete(key);
+    this.newest = null;
     if (!(ttlMs > 0)) return;
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    const e = { value, expiresAt: this.now() + ttlMs };
+    this.entries.set(key, e);
+    this.newest = e;
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done === true) break;
@@ -65,6 +77,7 @@ export class LruCache<K, V> {
 
   clear(): void {
     this.entries.clear();
+    this.newest = null;
   }
 
   /** Entries held, including expired ones not yet touched. */

@@ -67,3 +67,33 @@ describe('LruCache', () => {
     }));
   });
 });
+
+describe('LruCache eviction order against a reference model', () => {
+  // A plain array LRU: the reference the Map-based cache (with its skip of no-op re-inserts) must match.
+  it('property: any sequence of sets, gets and deletes evicts exactly what a textbook LRU evicts', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ kind: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 5 }) }),
+    );
+    fc.assert(fc.property(fc.integer({ min: 1, max: 4 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
+      const cache = new LruCache<number, number>({ maxEntries: max, now: () => 0 });
+      let model: number[] = []; // least recently used first
+      for (const [i, o] of ops.entries()) {
+        if (o.kind === 'set') {
+          cache.set(o.key, i, 1000);
+          model = [...model.filter((k) => k !== o.key), o.key];
+          if (model.length > max) model = model.slice(model.length - max);
+        } else if (o.kind === 'get') {
+          const hit = cache.get(o.key);
+          expect(hit !== undefined).toBe(model.includes(o.key));
+          if (hit !== undefined) model = [...model.filter((k) => k !== o.key), o.key];
+        } else {
+          cache.delete(o.key);
+          model = model.filter((k) => k !== o.key);
+        }
+        expect(cache.size).toBe(model.length);
+      }
+    }), { numRuns: 500 });
+  });
+});
