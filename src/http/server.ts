@@ -254,7 +254,7 @@ class HyperExpressView implements RequestView {
     return this.req.ip;
   }
   query(): Record<string, string> {
-    return queryOf(this.req);
+    return parseQuery(this.req.path_query);
   }
 }
 
@@ -270,7 +270,7 @@ class UwsView implements RequestView {
     return Buffer.from(this.res.getRemoteAddressAsText()).toString();
   }
   query(): Record<string, string> {
-    return this.rawQuery === '' ? {} : parseQuery(this.rawQuery);
+    return parseQuery(this.rawQuery);
   }
 }
 
@@ -382,16 +382,6 @@ function cacheControlOf(maxAge: number | null): string {
   const n = Math.max(0, Math.floor(maxAge));
   if (n >= CACHE_CONTROL_MEMO) return `public, max-age=${n}`;
   return (CACHE_CONTROL[n] ??= `public, max-age=${n}`);
-}
-
-function queryOf(req: HyperExpress.Request): Record<string, string> {
-  const q = req.query_parameters as Record<string, string | string[]>;
-  const out: Record<string, string> = {};
-  for (const k in q) {
-    const v = q[k];
-    out[k] = Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
-  }
-  return out;
 }
 
 /**

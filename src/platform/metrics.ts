@@ -89,26 +89,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Lookups per plan not yet handed to the counter: counted on every lookup, so kept off prom-client's labelled inc(). */
-  private readonly planCounts = new Map<string, number>();
+  /** Per-plan handles of requestsByPlan (see countPlan): plans are few, one handle each. */
+  private readonly planHandles = new Map<string, DeferredCount>();
 
   readonly requestsByPlan: Counter<'plan'> = new Counter({
     name: 'netintel_requests_by_plan_total',
     help: 'Lookup requests by plan (free or a key plan)',
     labelNames: ['plan'] as const,
     registers: [this.registry],
-    collect: () => this.flushPlanCounts(),
+    collect: () => {
+      for (const h of this.planHandles.values()) h.flushInto(this.requestsByPlan);
+    },
   });
 
-  /** One lookup request admitted under `plan`. */
+  /** One lookup request admitted under `plan` (counted on every lookup, so deferred like cacheCounter). */
   countPlan(plan: string): void {
-    this.planCounts.set(plan, (this.planCounts.get(plan) ?? 0) + 1);
+    let h = this.planHandles.get(plan);
+    if (h === undefined) {
+      h = new DeferredCount({ plan });
+      this.planHandles.set(plan, h);
+    }
+    h.inc();
   }
 
-  private flushPlanCounts(): void {
-    for (const [plan, n] of this.planCounts) this.requestsByPlan.inc({ plan }, n);
-    this.planCounts.clear();
-  }
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics !== false) {

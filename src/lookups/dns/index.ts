@@ -191,20 +191,23 @@ export function createDnsLookup(ctx: AppContext): Lookup {
     }
     return d;
   };
+  // Shared by both paths: the dispatcher tries runCached first, and calls run on a miss.
+  const prepare = (req: LookupRequest): { domain: DomainName; type: QueryType; svc: DnsService } => {
+    const domain = parse(req.param);
+    const type = parseQueryType(req.query['type']);
+    service ??= createDnsService(ctx);
+    return { domain, type, svc: service };
+  };
   return {
     name: 'dns',
     klass: 'network',
     run: async (req: LookupRequest) => {
-      const domain = parse(req.param);
-      const type = parseQueryType(req.query['type']);
-      service ??= createDnsService(ctx);
-      return service.lookup(domain, type, req.signal);
+      const { domain, type, svc } = prepare(req);
+      return svc.lookup(domain, type, req.signal);
     },
     runCached: (req: LookupRequest) => {
-      const domain = parse(req.param);
-      const type = parseQueryType(req.query['type']);
-      service ??= createDnsService(ctx);
-      return service.cached(domain, type);
+      const { domain, type, svc } = prepare(req);
+      return svc.cached(domain, type);
     },
   };
 }
