@@ -78,6 +78,22 @@ describe('common HTTP rules', () => {
     expect(out).toContain('"docs":"http://netintel.example:8080/docs"');
   });
 
+  it('sends each common header exactly once as its own well-formed line, on every kind of answer', async () => {
+    // The fixed headers leave uWS as one pre-encoded run: check the wire, not a parser's view of it.
+    const paths = ['/', '/v1/asn/AS13335', '/v1/ip/not-an-ip', '/docs', '/nope', '/v1/dns/example.com?type=BOGUS'];
+    for (const p of paths) {
+      const out = await rawRequest(d.port, `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const [head] = out.split('\r\n\r\n');
+      const [statusLine, ...lines] = head!.split('\r\n');
+      expect(statusLine, p).toMatch(/^HTTP\/1\.1 \d{3} [A-Za-z ]+$/);
+      for (const line of lines) expect(line, `${p}: ${JSON.stringify(line)}`).toMatch(/^[A-Za-z][A-Za-z0-9-]*: [\x20-\x7e]*$/);
+      const names = lines.map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
+      for (const name of [...Object.keys(CORS), 'access-control-expose-headers', 'cache-control', 'content-type', 'x-request-id', 'content-length']) {
+        expect(names.filter((n) => n === name), `${p}: ${name}`).toHaveLength(1);
+      }
+    }
+  });
+
   it('echoes a sane X-Request-Id and replaces an insane one', async () => {
     const ok = await fetch(`${d.url}/`, { headers: { 'x-request-id': 'abc-123.def' } });
     expect(ok.headers.get('x-request-id')).toBe('abc-123.def');
