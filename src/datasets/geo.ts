@@ -3,7 +3,7 @@
 // chosen by address family, because an IPv4-only tree given an IPv6 address answers for its first 32 bits.
 import { Reader } from 'mmdb-lib';
 import type { DatasetMeta, GeoRecord, GeoSource } from './types.js';
-import { parseV4, parseV6Groups } from './ip.js';
+import { formatV4, parseV4, parseV6Groups } from './ip.js';
 import { TreeWalker } from './mmdb-walk.js';
 
 export interface MmdbInfo {
@@ -205,16 +205,21 @@ class FamilyReader {
       }
       return rec;
     }
-    let pointer: number;
     const v4 = parseV4(ip);
-    if (v4 >= 0) {
-      pointer = this.walker.findV4(v4);
-    } else {
-      // An IPv4-only tree has no answer for IPv6 (mmdb-lib would walk its first 32 bits).
-      if (this.ipVersion !== 6 || !parseV6Groups(ip, groups)) return null;
-      pointer = this.walker.findV6(groups);
-    }
-    if (pointer < 0) return null;
+    if (v4 >= 0) return this.atPointer(this.walker.findV4(v4));
+    // An IPv4-only tree has no answer for IPv6 (mmdb-lib would walk its first 32 bits).
+    if (this.ipVersion !== 6 || !parseV6Groups(ip, groups)) return null;
+    return this.atPointer(this.walker.findV6(groups));
+  }
+
+  /** `v4` as an unsigned 32-bit integer. */
+  getV4(v4: number): GeoRecord | null {
+    if (this.pointers === null) return this.get(formatV4(v4));
+    return this.atPointer(this.walker.findV4(v4));
+  }
+
+  private atPointer(pointer: number): GeoRecord | null {
+    if (pointer < 0 || this.pointers === null) return null;
     let rec = this.byPointer.get(pointer);
     if (rec === undefined) {
       const raw = this.pointers.resolveDataPointer(pointer);
@@ -257,6 +262,15 @@ class MmdbGeoSource implements GeoSource {
       return reader.get(addr);
     } catch {
       // mmdb-lib throws on text it cannot parse as an address: that is "no record", not a server error.
+      return null;
+    }
+  }
+
+  lookupV4(v4: number): GeoRecord | null {
+    if (this.v4 === null) return null;
+    try {
+      return this.v4.getV4(v4);
+    } catch {
       return null;
     }
   }

@@ -150,17 +150,19 @@ export class PrefixSnapshot implements PrefixSource {
   lookup(ip: string): PrefixMatch | null {
     const p = this.parsed;
     const family = parseForLookup(ip, p);
-    if (family === 4) {
-      const r = findV4(this.share.v4, p[0]!);
-      if (r < 0) return null;
-      return this.matches4[r] ?? this.match4(r);
-    }
+    if (family === 4) return this.lookupV4(p[0]!);
     if (family === 6) {
       const r = findV6(this.share.v6, p[0]!, p[1]!, p[2]!, p[3]!);
       if (r < 0) return null;
       return this.matches6[r] ?? this.match6(r);
     }
     return null;
+  }
+
+  lookupV4(v4: number): PrefixMatch | null {
+    const r = findV4(this.share.v4, v4);
+    if (r < 0) return null;
+    return this.matches4[r] ?? this.match4(r);
   }
 
   private match4(r: number): PrefixMatch {

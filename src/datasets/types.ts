@@ -30,6 +30,8 @@ export interface GeoSource {
   readonly meta: DatasetMeta;
   /** `ip` is canonical (IPv4 dotted quad or compressed IPv6). The source picks the reader by family. */
   lookup(ip: string): GeoRecord | null;
+  /** The same for an IPv4 address already parsed (unsigned 32-bit): the hot path does not re-parse. */
+  lookupV4(v4: number): GeoRecord | null;
 }
 
 /** The most specific announced range that contains an address. */
@@ -45,6 +47,8 @@ export interface PrefixMatch {
 export interface PrefixSource {
   readonly meta: DatasetMeta;
   lookup(ip: string): PrefixMatch | null;
+  /** The same for an IPv4 address already parsed (unsigned 32-bit). */
+  lookupV4(v4: number): PrefixMatch | null;
   /** Number of ranges originated by an AS, per family. */
   prefixCounts(asn: number): { ipv4: number; ipv6: number };
 }

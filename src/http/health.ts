@@ -11,17 +11,18 @@ export interface HealthState {
 
 const ENDPOINT_LIST = ENDPOINTS.map((e) => e.health);
 
-let cached: { docs: string; at: number; draining: boolean; text: string } | null = null;
+let cached: { docs: string; at: number; draining: boolean; bytes: Buffer } | null = null;
 
 /**
- * The serialised health body, rebuilt at most once a second: health is polled hard by load balancers and
- * its dataset summary reads the store.
+ * The health body as UTF-8, rebuilt at most once a second: health is polled hard by load balancers and
+ * its dataset summary reads the store. Bytes rather than text, so the ~2 KB answer is not re-encoded on
+ * every request.
  */
-export function healthText(ctx: AppContext, state: HealthState, docs: string, now = Date.now()): string {
+export function healthBytes(ctx: AppContext, state: HealthState, docs: string, now = Date.now()): Buffer {
   if (cached === null || cached.docs !== docs || cached.draining !== state.draining || now - cached.at >= 1000) {
-    cached = { docs, at: now, draining: state.draining, text: JSON.stringify(healthBody(ctx, state, docs)) };
+    cached = { docs, at: now, draining: state.draining, bytes: Buffer.from(JSON.stringify(healthBody(ctx, state, docs))) };
   }
-  return cached.text;
+  return cached.bytes;
 }
 
 export function healthBody(ctx: AppContext, state: HealthState, docs: string): Record<string, unknown> {

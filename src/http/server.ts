@@ -3,20 +3,20 @@
 // does not decode params, so routing is done here); `GET /v1/<lookup>/...`, the hot paths, are also
 // registered directly on hyper-express's uWS instance, which skips its per-request Request/Response
 // wrappers: about +50% req/s on the local lookups.
-import crypto from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import HyperExpress from 'hyper-express';
 import type uws from 'uWebSockets.js';
 import type { AppContext } from '../context.js';
 import { ENDPOINTS, type Lookup, type LookupName, type LookupResponse } from '../lookups/types.js';
 import { GENERIC_INTERNAL, LookupError, errorBody, isLookupError, quote } from './errors.js';
-import { healthText, type HealthState } from './health.js';
+import { healthBytes, type HealthState } from './health.js';
 import { docsHtml } from './docs.js';
 import { openApiDocument } from './openapi.js';
 import type { Gate } from './gate.js';
 import { DeadlineTicker, NEVER_ABORTED } from './deadline.js';
 import { requestShapeError } from './request-limits.js';
 import { requestLogger } from '../platform/logger.js';
+import { createRequestIds } from '../platform/request-id.js';
 
 export const MAX_PATH_BYTES = 2048;
 
@@ -88,7 +88,8 @@ export interface RequestView {
 /** Everything a transport writes back: one per request, filled in by the dispatcher. */
 export class Reply {
   status = 200;
-  body = '';
+  /** Text, or bytes for answers kept ready-encoded. */
+  body: string | Buffer = '';
   contentType = JSON_TYPE;
   cacheControl = 'no-store';
   /** Headers beyond the common set, lower-case names; null when there are none (the usual case). */
@@ -100,7 +101,7 @@ export class Reply {
 
   constructor(readonly requestId: string) {}
 
-  set(status: number, body: string, contentType = JSON_TYPE, cacheControl = 'no-store'): this {
+  set(status: number, body: string | Buffer, contentType = JSON_TYPE, cacheControl = 'no-store'): this {
     this.status = status;
     this.body = body;
     this.contentType = contentType;
@@ -131,17 +132,27 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
   const { ctx } = deps;
   const log = ctx.log.child({ module: 'http' });
   const logRequest = requestLogger(log);
+  const nextRequestId = createRequestIds();
   const deadlines = new DeadlineTicker(ctx.config.requestTimeoutMs);
   const docsHtmlCache = new Map<string, string>();
   let openApiText: string | null = null;
 
+  const listen = ctx.config.host === '0.0.0.0' || ctx.config.host === '::' ? '127.0.0.1' : ctx.config.host;
+  const fixedDocsUrl = ctx.config.docsUrl ?? (ctx.config.publicUrl !== null ? `${ctx.config.publicUrl}/docs` : null);
+  const fallbackDocsUrl = `http://${listen}:${ctx.config.port}/docs`;
+  // Per Host header, so a health poll neither tests nor builds it, and the health cache compares one string
+  // object. Hosts come from clients: a full memo stops growing and the rest are built per request.
+  const docsUrlByHost = new Map<string, string>();
   const docsUrlFor = (view: RequestView): string => {
-    if (ctx.config.docsUrl !== null) return ctx.config.docsUrl;
-    if (ctx.config.publicUrl !== null) return `${ctx.config.publicUrl}/docs`;
+    if (fixedDocsUrl !== null) return fixedDocsUrl;
     const host = view.headers['host'];
-    if (host !== undefined && SANE_HOST.test(host)) return `http://${host}/docs`;
-    const listen = ctx.config.host === '0.0.0.0' || ctx.config.host === '::' ? '127.0.0.1' : ctx.config.host;
-    return `http://${listen}:${ctx.config.port}/docs`;
+    if (host === undefined) return fallbackDocsUrl;
+    let url = docsUrlByHost.get(host);
+    if (url === undefined) {
+      url = SANE_HOST.test(host) ? `http://${host}/docs` : fallbackDocsUrl;
+      if (docsUrlByHost.size < 64) docsUrlByHost.set(host, url);
+    }
+    return url;
   };
 
   const fail = (view: RequestView, reply: Reply, e: unknown): Reply => {
@@ -155,7 +166,7 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
   };
 
   const answer = (reply: Reply, result: LookupResponse): Reply =>
-    reply.set(200, result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
+    reply.set(200, result.bytes ?? result.text ?? JSON.stringify(result.body), JSON_TYPE, cacheControlOf(result.maxAge));
 
   const route = (view: RequestView, reply: Reply): Reply | Promise<Reply> => {
     const { method, path } = view;
@@ -182,7 +193,7 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
       case '/':
         reply.route = '/';
         if (deps.health.draining) reply.header('retry-after', '5');
-        return reply.set(deps.health.draining ? 503 : 200, healthText(ctx, deps.health, docsUrlFor(view)));
+        return reply.set(deps.health.draining ? 503 : 200, healthBytes(ctx, deps.health, docsUrlFor(view)));
       case '/docs':
       case '/docs/': {
         reply.route = '/docs';
@@ -233,7 +244,7 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
 
   const dispatch = (view: RequestView): Reply | Promise<Reply> => {
     const incomingId = view.headers['x-request-id'];
-    const reply = new Reply(incomingId !== undefined && SANE_REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID());
+    const reply = new Reply(incomingId !== undefined && SANE_REQUEST_ID.test(incomingId) ? incomingId : nextRequestId());
     try {
       return route(view, reply);
     } catch (e) {

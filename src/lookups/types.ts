@@ -18,6 +18,8 @@ export interface LookupResponse {
   readonly body: Record<string, unknown>;
   /** The body already serialised (equal to JSON.stringify(body)), when the lookup builds it cheaper itself. */
   readonly text?: string;
+  /** The same as UTF-8 bytes, for answers copied together from pre-encoded parts. */
+  readonly bytes?: Buffer;
   /** Cache-Control max-age in seconds; null means `no-store`. */
   readonly maxAge: number | null;
 }
@@ -29,6 +31,17 @@ export interface LookupResponse {
  */
 export class SerializedResponse implements LookupResponse {
   constructor(readonly text: string, readonly maxAge: number | null) {}
+  get body(): Record<string, unknown> {
+    return JSON.parse(this.text) as Record<string, unknown>;
+  }
+}
+
+/** A response whose body is already encoded; text and object form are decoded only when asked for. */
+export class EncodedResponse implements LookupResponse {
+  constructor(readonly bytes: Buffer, readonly maxAge: number | null) {}
+  get text(): string {
+    return this.bytes.toString('utf8');
+  }
   get body(): Record<string, unknown> {
     return JSON.parse(this.text) as Record<string, unknown>;
   }

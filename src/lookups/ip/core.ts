@@ -1,7 +1,7 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
 import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
 import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
-import { jsonOnce, membersOnce } from '../json-text.js';
+import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
@@ -58,7 +58,7 @@ export interface GeoFields {
   readonly timezone: string | null;
 }
 
-export const NO_GEO: GeoFields = Object.freeze({
+export const NO_GEO: GeoFields = withMemberBytes({
   city: null, region: null, region_code: null, country: null, country_code: null, continent: null,
   postal: null, latitude: null, longitude: null, accuracy_radius_km: null, timezone: null,
 });
@@ -79,7 +79,7 @@ export function geoFields(rec: GeoRecord): GeoFields {
     timezone = timezoneAt(rec.latitude, rec.longitude);
   }
   const radius = rec.accuracy_radius_km;
-  return {
+  return withMemberBytes({
     city: text(rec.city),
     region: text(rec.region),
     region_code: text(rec.region_code),
@@ -91,7 +91,7 @@ export function geoFields(rec: GeoRecord): GeoFields {
     longitude,
     accuracy_radius_km: radius === null || !Number.isFinite(radius) ? null : radius,
     timezone,
-  };
+  });
 }
 
 /**
@@ -119,7 +119,7 @@ export interface AsPart {
   readonly prefix: string | null;
 }
 
-export const NO_AS: AsPart = Object.freeze({ asn: null, as_name: null, isp: null, prefix: null });
+export const NO_AS: AsPart = withMemberBytes({ asn: null, as_name: null, isp: null, prefix: null });
 
 /** What one announced range contributes to every answer inside it, parsed once. */
 export interface RangeInfo {
@@ -169,7 +169,7 @@ export function rangeInfo(match: PrefixMatch, fallbackName: (asn: number) => str
   const isp = asName === null ? `AS${match.asn}` : `AS${match.asn} ${asName}`;
   const first = cidrWithin(start, start, end);
   const whole = first !== null && first === cidrWithin(end, start, end)
-    ? Object.freeze({ asn: match.asn, as_name: asName, isp, prefix: first })
+    ? withMemberBytes({ asn: match.asn, as_name: asName, isp, prefix: first })
     : null;
   return { start, end, whole, asn: match.asn, asName, isp, blocks: whole === null && start.version === 4 ? new Map() : null };
 }
@@ -189,7 +189,7 @@ export function asPart(ip: IpAddress, info: RangeInfo | null): AsPart {
     const base = v4BlockBase(a, len);
     let part = info.blocks.get(base);
     if (part === undefined) {
-      part = Object.freeze({ asn: info.asn, as_name: info.asName, isp: info.isp, prefix: `${v4Text(base)}/${len}` });
+      part = withMemberBytes({ asn: info.asn, as_name: info.asName, isp: info.isp, prefix: `${v4Text(base)}/${len}` });
       info.blocks.set(base, part);
     }
     return part;
@@ -223,12 +223,38 @@ export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSo
   };
 }
 
+const IP_HEAD = Buffer.from('{"ip":"');
+const V4_MID = Buffer.from('","version":4,');
+const V6_MID = Buffer.from('","version":6,');
+const COMMA = 0x2c;
+
+/** What follows the AS part in every answer from the same datasets. */
+export function ipResultTail(source: IpSources): Buffer {
+  return Buffer.from(`,"bogon":false,"bogon_reason":null,"source":${jsonOnce(source)}}`);
+}
+
 /**
- * JSON.stringify(ipResult(...)), built from cached fragments: serialising the whole answer was about
- * half the cost of a /v1/ip request. Member order is ipResult's (GeoFields and AsPart keep it).
+ * JSON.stringify(ipResult(...)) as UTF-8, copied together from fragments encoded once per record
+ * (serialising the whole answer was about half the cost of a /v1/ip request). Member order is
+ * ipResult's (GeoFields and AsPart keep it). `tail` is ipResultTail() of the answer's sources.
  */
-export function ipResultText(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): string {
-  return `{"ip":${JSON.stringify(ip.text)},"version":${ip.version},${membersOnce(geo)},${membersOnce(as)},"bogon":false,"bogon_reason":null,"source":${jsonOnce(source)}}`;
+export function ipResultBytes(ip: IpAddress, geo: GeoFields, as: AsPart, tail: Buffer): Buffer {
+  const g = memberBytes(geo);
+  const a = memberBytes(as);
+  const mid = ip.version === 4 ? V4_MID : V6_MID;
+  // Canonical address text is ASCII and never needs JSON escaping.
+  const out = Buffer.allocUnsafe(IP_HEAD.length + ip.text.length + mid.length + g.length + 1 + a.length + tail.length);
+  out.set(IP_HEAD, 0);
+  let p = IP_HEAD.length;
+  p += out.write(ip.text, p, 'latin1');
+  out.set(mid, p);
+  p += mid.length;
+  out.set(g, p);
+  p += g.length;
+  out[p++] = COMMA;
+  out.set(a, p);
+  out.set(tail, p + a.length);
+  return out;
 }
 
 /** The answer for a special-purpose address: geo and AS fields null (API.md). */

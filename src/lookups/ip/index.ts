@@ -4,9 +4,9 @@ import type { AsnSource, DatasetMeta, GeoSource, PrefixSource } from '../../data
 import { LookupError, quote } from '../../http/errors.js';
 import { bogonReason } from '../bogons.js';
 import { parseIp, type IpAddress } from '../ip-address.js';
-import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
+import { EncodedResponse, type Lookup, type LookupResponse } from '../types.js';
 import {
-  GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, ipResultText,
+  GeoFieldsCache, IP_ACCEPTED, NO_AS, NO_GEO, RangeInfoCache, asPart, bogonResult, ipResult, ipResultBytes, ipResultTail,
   type AsPart, type GeoFields, type IpResult, type IpSources,
 } from './core.js';
 
@@ -34,9 +34,21 @@ export function createIpAnswerer(datasets: IpDatasets): (param: string) => IpRes
   return createAnswerer(datasets, bogonResult, ipResult);
 }
 
-/** The same answers, serialised from per-record JSON fragments (what the HTTP route sends). */
-export function createIpTextAnswerer(datasets: IpDatasets): (param: string) => string {
-  return createAnswerer(datasets, (ip, reason) => JSON.stringify(bogonResult(ip, reason)), ipResultText);
+/** The same answers as JSON in UTF-8, copied together from per-record fragments (what the HTTP route sends). */
+export function createIpBytesAnswerer(datasets: IpDatasets): (param: string) => Buffer {
+  let lastSource: IpSources | null = null;
+  let tail: Buffer = Buffer.alloc(0);
+  return createAnswerer(
+    datasets,
+    (ip, reason) => Buffer.from(JSON.stringify(bogonResult(ip, reason))),
+    (ip, geo, as, source) => {
+      if (source !== lastSource) {
+        lastSource = source;
+        tail = ipResultTail(source);
+      }
+      return ipResultBytes(ip, geo, as, tail);
+    },
+  );
 }
 
 function createAnswerer<T>(
@@ -73,11 +85,12 @@ function createAnswerer<T>(
       throw new LookupError('dataset_unavailable', 'The geolocation and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
     }
     const source = sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null);
-    const rec = geoSource === null ? null : geoSource.lookup(ip.text);
+    const v4 = ip.version === 4;
+    const rec = geoSource === null ? null : v4 ? geoSource.lookupV4(ip.words[0]) : geoSource.lookup(ip.text);
     const geo = rec === null ? NO_GEO : geoCache.get(rec);
     let as = NO_AS;
     if (prefixSource !== null) {
-      const match = prefixSource.lookup(ip.text);
+      const match = v4 ? prefixSource.lookupV4(ip.words[0]) : prefixSource.lookup(ip.text);
       if (match !== null) as = asPart(ip, ranges.get(match, datasets.asns));
     }
     return result(ip, geo, as, source);
@@ -85,8 +98,8 @@ function createAnswerer<T>(
 }
 
 export function createIpLookup(ctx: AppContext): Lookup {
-  const answer = createIpTextAnswerer(ctx.datasets);
-  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(answer(param), LOCAL_MAX_AGE);
+  const answer = createIpBytesAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => new EncodedResponse(answer(param), LOCAL_MAX_AGE);
   return {
     name: 'ip',
     klass: 'local',

@@ -141,6 +141,17 @@ describe('geo import', () => {
     expect(ctx.datasets.geo!.lookup('81.2.69.142')).toMatchObject({ city: 'London', country_code: 'GB', timezone: 'Europe/London', continent_code: 'EU', accuracy_radius_km: 50 });
     expect(ctx.datasets.geo!.lookup('2a02:6b8::1')).toMatchObject({ city: 'Moscow' });
     expect(ctx.datasets.geo!.meta.dataset).toBe('GeoLite2-City');
+    // IPv4 already parsed goes the same way: to the ::/96 subtree of the dual-stack file.
+    expect(ctx.datasets.geo!.lookupV4(parseV4('81.2.69.142'))).toBe(ctx.datasets.geo!.lookup('81.2.69.142'));
+    expect(ctx.datasets.geo!.lookupV4(parseV4('81.2.70.1'))).toBeNull();
+  });
+
+  it('lookupV4 answers exactly what lookup answers for the same address (property)', async () => {
+    const { ctx, dir } = ctxFor();
+    await importDataset(ctx, 'geo', [writeFile(dir, 'v6.mmdb', V6_FILE), writeFile(dir, 'v4.mmdb', V4_FILE)]);
+    const geo = ctx.datasets.geo!;
+    for (const ip of ['8.8.8.8', '1.1.1.1', '10.0.0.1', '0.0.0.0', '255.255.255.255']) expect(geo.lookupV4(parseV4(ip))).toBe(geo.lookup(ip));
+    fc.assert(fc.property(fc.ipV4(), (ip) => geo.lookupV4(parseV4(ip)) === geo.lookup(ip)), { numRuns: 2000 });
   });
 
   it('bad files are rejected and the active files stay', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { cidrRangeV4, cidrRangeV6, formatV4, formatV6, parseV4, parseV6 } from '../../../src/datasets/ip.js';
 import { findV4, findV6, flattenV4, flattenV6, parseForLookup, toV4Index, toV6Index } from '../../../src/datasets/range-index.js';
+import { PrefixIndexBuilder, PrefixSnapshot } from '../../../src/datasets/prefix-index.js';
 
 /** The oracle: the smallest containing range, first given on a tie. */
 function naive<K extends number | bigint>(starts: K[], ends: K[], x: K): number {
@@ -129,5 +130,21 @@ describe('range index', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('prefix snapshot', () => {
+  it('lookupV4 answers exactly what lookup answers for the same address (property)', () => {
+    const builder = new PrefixIndexBuilder();
+    const rows = fc.sample(fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 8, max: 32 }), fc.integer({ min: 1, max: 70000 })), { numRuns: 300, seed: 7 });
+    for (const [ip, len, asn] of rows) {
+      const [start, end] = cidrRangeV4(ip, len);
+      builder.add({ family: 4, start, end, asn, org: asn % 3 === 0 ? null : `Org ${asn}` });
+    }
+    const snap = new PrefixSnapshot(builder.build({ dataset: 'test', built_at: null }));
+    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => snap.lookupV4(n) === snap.lookup(formatV4(n))), { numRuns: 5000 });
+    // Addresses inside the ranges, not only random ones (most of which no range covers).
+    for (const [ip] of rows) expect(snap.lookupV4(ip >>> 0)).toBe(snap.lookup(formatV4(ip >>> 0)));
+    expect(rows.some(([ip]) => snap.lookupV4(ip >>> 0) !== null)).toBe(true);
   });
 });

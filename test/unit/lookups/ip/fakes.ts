@@ -2,7 +2,7 @@
 import type {
   AsnRecord, AsnSource, DatasetMeta, GeoRecord, GeoSource, OuiRecord, OuiSource, PrefixMatch, PrefixSource,
 } from '../../../../src/datasets/types.js';
-import { compareWords, parseIp, type IpAddress } from '../../../../src/lookups/ip-address.js';
+import { compareWords, parseIp, v4Text, type IpAddress } from '../../../../src/lookups/ip-address.js';
 
 function must(text: string): IpAddress {
   const ip = parseIp(text);
@@ -38,6 +38,9 @@ export class FakeGeo implements GeoSource {
     const a = must(ip);
     return this.ranges.find((r) => inRange(a, r.start, r.end))?.rec ?? null;
   }
+  lookupV4(v4: number): GeoRecord | null {
+    return this.lookup(v4Text(v4));
+  }
 }
 
 export class FakePrefixes implements PrefixSource {
@@ -56,6 +59,9 @@ export class FakePrefixes implements PrefixSource {
       if (inRange(a, r.start, r.end) && (best === null || compareWords(r.start.words, best.start.words) > 0)) best = r;
     }
     return best?.match ?? null;
+  }
+  lookupV4(v4: number): PrefixMatch | null {
+    return this.lookup(v4Text(v4));
   }
   prefixCounts(asn: number): { ipv4: number; ipv6: number } {
     let ipv4 = 0;
