@@ -159,10 +159,19 @@ export function asnResultForIp(
  * AS in the prefix index) and `source` (one per dataset version) serialised once per object.
  */
 export function asnResultText(r: AsnResult): string {
+  return `{"query":${JSON.stringify(r.query)},${asnMiddleText(r)}"ip":${jsonString(r.ip)},${asnEndText(r)}`;
+}
+
+/** The members between `query` and `ip`, with the comma after them: the same for every answer about one AS. */
+export function asnMiddleText(r: AsnResult): string {
   const d = jsonDatasetString;
-  return `{"query":${JSON.stringify(r.query)},"asn":${r.asn === null ? 'null' : r.asn},"name":${d(r.name)},` +
+  return `"asn":${r.asn === null ? 'null' : r.asn},"name":${d(r.name)},` +
     `"description":${d(r.description)},"country":${d(r.country)},"rir":${d(r.rir)},` +
-    `"allocated":${d(r.allocated)},"status":${d(r.status)},"reserved":${r.reserved},"ip":${jsonString(r.ip)},` +
-    `"prefix":${jsonString(r.prefix)},"announced":${r.announced === null ? 'null' : r.announced},` +
+    `"allocated":${d(r.allocated)},"status":${d(r.status)},"reserved":${r.reserved},`;
+}
+
+/** The members after `ip` and the closing brace: the same for every address of one range. */
+export function asnEndText(r: AsnResult): string {
+  return `"prefix":${jsonString(r.prefix)},"announced":${r.announced === null ? 'null' : r.announced},` +
     `"prefixes":${r.prefixes === null ? 'null' : jsonOnce(r.prefixes)},"source":${jsonOnce(r.source)}}`;
 }

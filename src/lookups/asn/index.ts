@@ -1,11 +1,12 @@
 // GET /v1/asn/{asn_or_ip}: glue between the query parser, the AS and prefix dataset interfaces and the result shape.
 import type { AppContext } from '../../context.js';
-import type { AsnSource, DatasetMeta, PrefixSource } from '../../datasets/types.js';
+import type { AsnRecord, AsnSource, DatasetMeta, PrefixSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
-import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
+import { EncodedResponse, type Lookup, type LookupResponse } from '../types.js';
+import type { IpAddress } from '../ip-address.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
-import { RangeInfoCache } from '../ip/core.js';
-import { ASN_ACCEPTED, asnResult, asnResultForIp, asnResultText, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
+import { RangeInfoCache, asPart, type AsPart, type RangeInfo } from '../ip/core.js';
+import { ASN_ACCEPTED, asnEndText, asnMiddleText, asnResult, asnResultForIp, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
 
 export interface AsnDatasets {
   readonly prefixes: PrefixSource | null;
@@ -14,12 +15,91 @@ export interface AsnDatasets {
 
 const RETRY_AFTER = { 'retry-after': '60' };
 
+/** How one kind of answer is made from what the datasets say (the object form, or its bytes). */
+interface AnswerForm<T> {
+  asn(query: string, asn: number, record: AsnRecord | null, counts: PrefixCounts | null, source: AsnSources): T;
+  ip(query: string, ip: IpAddress, info: RangeInfo | null, record: AsnRecord | null, counts: PrefixCounts | null, source: AsnSources): T;
+}
+type PrefixCounts = { ipv4: number; ipv6: number };
+
 /**
  * The answer for one parameter. An AS number is answered from whichever of the AS-names/RIR data
  * and the prefix data is loaded (fields of a missing one are null); an IP needs the prefix data.
  * Reserved AS numbers are answered even with no data. Nothing usable loaded: 503 `dataset_unavailable`.
  */
 export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => AsnResult {
+  return createAnswerer(datasets, { asn: asnResult, ip: asnResultForIp });
+}
+
+// AS answers kept ready-encoded, at most this many (cleared when full); one per AS in use.
+const ASN_MEMO_MAX = 16_384;
+
+/**
+ * The same answers as JSON in UTF-8 (what the HTTP route sends). Everything but the query and the address
+ * is the same for every answer about one AS, or for every address of one range: those parts are encoded
+ * once (per dataset version) and the answer is copied together from them.
+ */
+export function createAsnBytesAnswerer(datasets: AsnDatasets): (param: string) => Buffer {
+  let memoSource: AsnSources | null = null;
+  let byAsn = new Map<number, Buffer>();
+  let byPart = new WeakMap<AsPart, readonly [Buffer, Buffer]>();
+  const sameData = (source: AsnSources): void => {
+    if (source === memoSource) return;
+    memoSource = source;
+    byAsn = new Map();
+    byPart = new WeakMap();
+  };
+  return createAnswerer<Buffer>(datasets, {
+    asn(query, asn, record, counts, source) {
+      sameData(source);
+      let rest = byAsn.get(asn);
+      if (rest === undefined) {
+        const r = asnResult(query, asn, record, counts, source);
+        rest = Buffer.from(`${asnMiddleText(r)}"ip":null,${asnEndText(r)}`);
+        if (byAsn.size >= ASN_MEMO_MAX) byAsn.clear();
+        byAsn.set(asn, rest);
+      }
+      return queryAnswerBytes(query, rest, null, null);
+    },
+    ip(query, ip, info, record, counts, source) {
+      sameData(source);
+      const as = asPart(ip, info);
+      let parts = byPart.get(as);
+      if (parts === undefined) {
+        const r = asnResultForIp(query, ip, info, record, counts, source);
+        parts = [Buffer.from(`${asnMiddleText(r)}"ip":"`), Buffer.from(`",${asnEndText(r)}`)];
+        byPart.set(as, parts);
+      }
+      return queryAnswerBytes(query, parts[0], ip.text, parts[1]);
+    },
+  });
+}
+
+const QUERY_HEAD = Buffer.from('{"query":"');
+const QUERY_END = Buffer.from('",');
+// What the query parser accepts never needs JSON escaping; anything else is escaped the usual way.
+const PLAIN_QUERY = /^[0-9A-Za-z.:]*$/;
+
+/** `{"query":…,` + middle [+ address + end]: the address is canonical text, ASCII with nothing to escape. */
+function queryAnswerBytes(query: string, middle: Buffer, ip: string | null, end: Buffer | null): Buffer {
+  const q = PLAIN_QUERY.test(query) ? query : JSON.stringify(query).slice(1, -1);
+  const qBytes = q.length === query.length ? q.length : Buffer.byteLength(q);
+  const out = Buffer.allocUnsafe(QUERY_HEAD.length + qBytes + QUERY_END.length + middle.length + (ip?.length ?? 0) + (end?.length ?? 0));
+  out.set(QUERY_HEAD, 0);
+  let p = QUERY_HEAD.length;
+  p += out.write(q, p, 'utf8');
+  out.set(QUERY_END, p);
+  p += QUERY_END.length;
+  out.set(middle, p);
+  p += middle.length;
+  if (ip !== null && end !== null) {
+    p += out.write(ip, p, 'latin1');
+    out.set(end, p);
+  }
+  return out;
+}
+
+function createAnswerer<T>(datasets: AsnDatasets, form: AnswerForm<T>): (param: string) => T {
   let last: [DatasetMeta | null, DatasetMeta | null, DatasetMeta | null] = [null, null, null];
   let sources: AsnSources = {};
   const sourcesFor = (prefixes: DatasetMeta | null, names: DatasetMeta | null, rir: DatasetMeta | null): AsnSources => {
@@ -48,15 +128,15 @@ export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => Asn
       if (prefixes === null && asns === null && !isReservedAsn(q.asn)) {
         throw new LookupError('dataset_unavailable', 'The AS-names, registry and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
       }
-      return asnResult(param, q.asn, asns?.get(q.asn) ?? null, prefixes?.prefixCounts(q.asn) ?? null, source);
+      return form.asn(param, q.asn, asns?.get(q.asn) ?? null, prefixes?.prefixCounts(q.asn) ?? null, source);
     }
     if (prefixes === null) {
       throw new LookupError('dataset_unavailable', 'The prefix dataset is not loaded yet; retry later', RETRY_AFTER);
     }
-    const match = prefixes.lookup(q.ip.text);
+    const match = q.ip.version === 4 ? prefixes.lookupV4(q.ip.words[0]) : prefixes.lookup(q.ip.text);
     const info = match === null ? null : ranges.get(match, null);
     const covered = info !== null && info.asn !== 0;
-    return asnResultForIp(
+    return form.ip(
       param, q.ip, info,
       covered ? (asns?.get(info.asn) ?? null) : null,
       covered ? prefixes.prefixCounts(info.asn) : null,
@@ -66,8 +146,8 @@ export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => Asn
 }
 
 export function createAsnLookup(ctx: AppContext): Lookup {
-  const answer = createAsnAnswerer(ctx.datasets);
-  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(asnResultText(answer(param)), LOCAL_MAX_AGE);
+  const answer = createAsnBytesAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => new EncodedResponse(answer(param), LOCAL_MAX_AGE);
   return {
     name: 'asn',
     klass: 'local',

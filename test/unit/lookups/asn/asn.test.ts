@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../../../src/http/errors.js';
 import { asnResultText, isReservedAsn, parseAsnQuery } from '../../../../src/lookups/asn/core.js';
-import { createAsnAnswerer } from '../../../../src/lookups/asn/index.js';
+import { createAsnAnswerer, createAsnBytesAnswerer } from '../../../../src/lookups/asn/index.js';
 import { FakeAsns, FakePrefixes, NAMES_META, PREFIX_META, RIR_META } from '../ip/fakes.js';
 
 const prefixes = new FakePrefixes([
@@ -188,5 +188,37 @@ describe('serialised answers', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('property: the bytes answer is JSON.stringify of the object answer, memoised parts included', () => {
+    const bytes = createAsnBytesAnswerer({ prefixes, asns });
+    fc.assert(
+      fc.property(queries, (q) => {
+        let r;
+        try {
+          r = answer(q);
+        } catch {
+          expect(() => bytes(q)).toThrow();
+          return;
+        }
+        expect(bytes(q).toString('utf8')).toBe(JSON.stringify(r));
+        expect(bytes(q).toString('utf8')).toBe(JSON.stringify(r)); // again, from the memo
+      }),
+      { numRuns: 1000 },
+    );
+    // Answers about one AS differ only in their query; addresses of one range only in query and ip.
+    expect(JSON.parse(bytes('as13335').toString())).toEqual(answer('as13335'));
+    expect(JSON.parse(bytes('1.1.1.2').toString())).toEqual(answer('1.1.1.2'));
+  });
+
+  it('forgets its encoded parts when a dataset version changes', () => {
+    const datasets: { prefixes: FakePrefixes; asns: FakeAsns } = { prefixes, asns };
+    const bytes = createAsnBytesAnswerer(datasets);
+    const read = (q: string): Record<string, unknown> => JSON.parse(bytes(q).toString()) as Record<string, unknown>;
+    expect(read('AS13335')).toMatchObject({ name: 'ELBONIA-CLOUDNET', rir: 'ARIN' });
+    expect(read('1.1.1.1')).toMatchObject({ name: 'ELBONIA-CLOUDNET', rir: 'ARIN' });
+    datasets.asns = new FakeAsns([{ asn: 13335, name: 'RENAMED-NET' }], { registry: false });
+    expect(read('AS13335')).toMatchObject({ name: 'RENAMED-NET', rir: null, source: { prefixes: PREFIX_META, as_names: NAMES_META } });
+    expect(read('1.1.1.1')).toMatchObject({ name: 'RENAMED-NET', rir: null });
   });
 });
