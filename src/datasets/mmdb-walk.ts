@@ -13,6 +13,11 @@ export class TreeWalker {
   private readonly nodeBytes: number;
   private readonly recordSize: number;
   private readonly v4Start: number;
+  /**
+   * The node (or, for a shallower network, its record) the walk reaches after the first 16 bits of an
+   * IPv4 address, per /16: one read instead of 16 steps. Built lazily, 256 KiB.
+   */
+  private v4Jump: Uint32Array | null = null;
 
   constructor(private readonly db: Uint8Array, meta: TreeMeta) {
     if (meta.recordSize !== 24 && meta.recordSize !== 28 && meta.recordSize !== 32) throw new Error(`unsupported record size ${meta.recordSize}`);
@@ -23,6 +28,22 @@ export class TreeWalker {
     let node = 0;
     if (meta.ipVersion === 6) for (let i = 0; i < 96 && node < this.nodeCount; i++) node = this.child(node, 0);
     this.v4Start = node;
+  }
+
+  private buildV4Jump(): Uint32Array {
+    const jump = new Uint32Array(65536);
+    const fill = (node: number, depth: number, prefix: number): void => {
+      if (node >= this.nodeCount || depth === 16) {
+        // Every /16 under a network that ends here shares its record.
+        const span = 2 ** (16 - depth);
+        jump.fill(node, prefix * span, prefix * span + span);
+        return;
+      }
+      fill(this.child(node, 0), depth + 1, prefix * 2);
+      fill(this.child(node, 1), depth + 1, prefix * 2 + 1);
+    };
+    fill(this.v4Start, 0, 0);
+    return jump;
   }
 
   private child(node: number, bit: number): number {
@@ -48,9 +69,10 @@ export class TreeWalker {
 
   /** `v4` as an unsigned 32-bit integer. */
   findV4(v4: number): number {
-    let node = this.v4Start;
+    const jump = (this.v4Jump ??= this.buildV4Jump());
+    let node = jump[v4 >>> 16]!;
     const count = this.nodeCount;
-    for (let depth = 31; depth >= 0 && node < count; depth--) node = this.child(node, (v4 >>> depth) & 1);
+    for (let depth = 15; depth >= 0 && node < count; depth--) node = this.child(node, (v4 >>> depth) & 1);
     return this.finish(node);
   }
 
