@@ -1,6 +1,7 @@
 // The announced-prefix index: every array lives in a SharedArrayBuffer built once on the main thread;
 // workers wrap the same memory. Lookups allocate nothing after the first hit on a range.
 import type { DatasetMeta, PrefixMatch, PrefixSource } from './types.js';
+import { IdMemo } from '../platform/id-memo.js';
 import type { PrefixRow } from './parse/prefixes.js';
 import {
   findV4,
@@ -130,8 +131,8 @@ export class PrefixIndexBuilder {
 /** The PrefixSource over a share. Cheap to construct: only wraps. */
 export class PrefixSnapshot implements PrefixSource {
   readonly meta: DatasetMeta;
-  private readonly matches4: (PrefixMatch | undefined)[] = [];
-  private readonly matches6: (PrefixMatch | undefined)[] = [];
+  private readonly matches4: IdMemo<PrefixMatch>;
+  private readonly matches6: IdMemo<PrefixMatch>;
   private readonly orgCache: (string | undefined)[] = [];
   private readonly parsed = new Float64Array(4);
   private counts: Map<number, { ipv4: number; ipv6: number }> | null = null;
@@ -141,6 +142,8 @@ export class PrefixSnapshot implements PrefixSource {
   constructor(private readonly share: PrefixShare) {
     this.meta = share.meta;
     this.orgBuf = Buffer.from(share.orgBytes.buffer, share.orgBytes.byteOffset, share.orgBytes.byteLength);
+    this.matches4 = new IdMemo(share.v4.ranges.asn.length);
+    this.matches6 = new IdMemo(share.v6.ranges.asn.length);
   }
 
   get records(): number {
@@ -154,7 +157,7 @@ export class PrefixSnapshot implements PrefixSource {
     if (family === 6) {
       const r = findV6(this.share.v6, p[0]!, p[1]!, p[2]!, p[3]!);
       if (r < 0) return null;
-      return this.matches6[r] ?? this.match6(r);
+      return this.matches6.get(r) ?? this.match6(r);
     }
     return null;
   }
@@ -162,25 +165,26 @@ export class PrefixSnapshot implements PrefixSource {
   lookupV4(v4: number): PrefixMatch | null {
     const r = findV4(this.share.v4, v4);
     if (r < 0) return null;
-    return this.matches4[r] ?? this.match4(r);
+    return this.matches4.get(r) ?? this.match4(r);
   }
 
   private match4(r: number): PrefixMatch {
     const t = this.share.v4.ranges;
-    const m: PrefixMatch = Object.freeze({ asn: t.asn[r]!, start: formatV4(t.start[r]!), end: formatV4(t.end[r]!), org: this.org(t.org[r]!) });
-    this.matches4[r] = m;
+    const m: PrefixMatch = Object.freeze({ id: r, asn: t.asn[r]!, start: formatV4(t.start[r]!), end: formatV4(t.end[r]!), org: this.org(t.org[r]!) });
+    this.matches4.set(r, m);
     return m;
   }
 
   private match6(r: number): PrefixMatch {
     const t = this.share.v6.ranges;
     const m: PrefixMatch = Object.freeze({
+      id: this.matches4.size + r,
       asn: t.asn[r]!,
       start: formatV6(readV6Words(t.start, r * 4)),
       end: formatV6(readV6Words(t.end, r * 4)),
       org: this.org(t.org[r]!),
     });
-    this.matches6[r] = m;
+    this.matches6.set(r, m);
     return m;
   }
 

@@ -36,6 +36,8 @@ export interface GeoSource {
 
 /** The most specific announced range that contains an address. */
 export interface PrefixMatch {
+  /** Dense per source (0 ≤ id < its `records`), so consumers can memoise per range by index. */
+  readonly id: number;
   readonly asn: number;
   /** Inclusive range bounds, canonical text. */
   readonly start: string;
@@ -46,6 +48,8 @@ export interface PrefixMatch {
 
 export interface PrefixSource {
   readonly meta: DatasetMeta;
+  /** Number of ranges, IPv4 and IPv6. */
+  readonly records: number;
   lookup(ip: string): PrefixMatch | null;
   /** The same for an IPv4 address already parsed (unsigned 32-bit). */
   lookupV4(v4: number): PrefixMatch | null;

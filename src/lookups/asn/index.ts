@@ -134,7 +134,7 @@ function createAnswerer<T>(datasets: AsnDatasets, form: AnswerForm<T>): (param: 
       throw new LookupError('dataset_unavailable', 'The prefix dataset is not loaded yet; retry later', RETRY_AFTER);
     }
     const match = q.ip.version === 4 ? prefixes.lookupV4(q.ip.words[0]) : prefixes.lookup(q.ip.text);
-    const info = match === null ? null : ranges.get(match, null);
+    const info = match === null ? null : ranges.get(match, prefixes, null);
     const covered = info !== null && info.asn !== 0;
     return form.ip(
       param, q.ip, info,

@@ -2,6 +2,7 @@
 import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
 import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
+import { IdMemo } from '../../platform/id-memo.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
@@ -140,21 +141,26 @@ export interface RangeInfo {
  * the organisation from the AS-names data for ranges that carry none.
  */
 export class RangeInfoCache {
-  private cache = new WeakMap<PrefixMatch, RangeInfo | null>();
+  private cache = new IdMemo<RangeInfo | null>(0);
+  private source: unknown = undefined;
   private names: unknown = undefined;
 
   constructor(private readonly fallbackName: (asn: number) => string | null) {}
 
-  /** `namesVersion` is the AS-names snapshot the fallback reads: a new one empties the cache. */
-  get(match: PrefixMatch, namesVersion: unknown): RangeInfo | null {
-    if (namesVersion !== this.names) {
-      this.cache = new WeakMap();
+  /**
+   * By the match's id in `source`. `namesVersion` is the AS-names snapshot the fallback reads: a new
+   * one, or a new prefix source, empties the cache.
+   */
+  get(match: PrefixMatch, source: { readonly records: number }, namesVersion: unknown): RangeInfo | null {
+    if (source !== this.source || namesVersion !== this.names) {
+      this.cache = new IdMemo(source.records);
+      this.source = source;
       this.names = namesVersion;
     }
-    let info = this.cache.get(match);
+    let info = this.cache.get(match.id);
     if (info === undefined) {
       info = rangeInfo(match, this.fallbackName);
-      this.cache.set(match, info);
+      this.cache.set(match.id, info);
     }
     return info;
   }

@@ -91,7 +91,7 @@ function createAnswerer<T>(
     let as = NO_AS;
     if (prefixSource !== null) {
       const match = v4 ? prefixSource.lookupV4(ip.words[0]) : prefixSource.lookup(ip.text);
-      if (match !== null) as = asPart(ip, ranges.get(match, datasets.asns));
+      if (match !== null) as = asPart(ip, ranges.get(match, prefixSource, datasets.asns));
     }
     return result(ip, geo, as, source);
   };

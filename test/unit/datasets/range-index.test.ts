@@ -147,4 +147,16 @@ describe('prefix snapshot', () => {
     for (const [ip] of rows) expect(snap.lookupV4(ip >>> 0)).toBe(snap.lookup(formatV4(ip >>> 0)));
     expect(rows.some(([ip]) => snap.lookupV4(ip >>> 0) !== null)).toBe(true);
   });
+
+  it('gives every range a distinct dense id, IPv4 and IPv6 alike', () => {
+    const builder = new PrefixIndexBuilder();
+    builder.add({ family: 4, start: 0x0a000000, end: 0x0affffff, asn: 1, org: null });
+    builder.add({ family: 4, start: 0x0b000000, end: 0x0bffffff, asn: 2, org: null });
+    builder.add({ family: 6, start: 0x20010db8n << 96n, end: (0x20010db9n << 96n) - 1n, asn: 3, org: null });
+    const snap = new PrefixSnapshot(builder.build({ dataset: 'test', built_at: null }));
+    const ids = ['10.0.0.1', '11.0.0.1', '2001:db8::1'].map((ip) => snap.lookup(ip)!.id);
+    expect(ids.sort()).toEqual([0, 1, 2]);
+    expect(snap.records).toBe(3);
+    expect(snap.lookup('2001:db8::1')).toBe(snap.lookup('2001:db8::2'));
+  });
 });

@@ -48,7 +48,10 @@ export class FakePrefixes implements PrefixSource {
   readonly calls: string[] = [];
   private readonly ranges: { start: IpAddress; end: IpAddress; match: PrefixMatch }[];
   constructor(ranges: readonly [string, string, number, string | null][]) {
-    this.ranges = ranges.map(([s, e, asn, org]) => ({ start: must(s), end: must(e), match: { asn, start: s, end: e, org } }));
+    this.ranges = ranges.map(([s, e, asn, org], id) => ({ start: must(s), end: must(e), match: { id, asn, start: s, end: e, org } }));
+  }
+  get records(): number {
+    return this.ranges.length;
   }
   lookup(ip: string): PrefixMatch | null {
     this.calls.push(ip);
