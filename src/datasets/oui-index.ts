@@ -26,6 +26,11 @@ export class OuiSnapshot implements OuiSource {
   private readonly by9 = new Map<number, OuiRecord>();
   private readonly by7 = new Map<number, OuiRecord>();
   private readonly by6 = new Map<number, OuiRecord>();
+  /**
+   * One bit per 24-bit prefix: set when an MA-M or MA-S block lies under it. Most addresses fall under
+   * an OUI with none, and are answered with one Map probe instead of three.
+   */
+  private readonly hasBlocks = new Uint8Array(1 << 21);
 
   constructor(readonly meta: DatasetMeta, records: Iterable<OuiRecord>) {
     for (const r of records) {
@@ -33,7 +38,12 @@ export class OuiSnapshot implements OuiSource {
       const n = r.prefix.length;
       const map = n === 9 ? this.by9 : n === 7 ? this.by7 : n === 6 ? this.by6 : null;
       const key = hexPrefix(r.prefix, n);
-      if (map !== null && key >= 0) map.set(key, Object.freeze(r));
+      if (map === null || key < 0) continue;
+      map.set(key, Object.freeze(r));
+      if (n > 6) {
+        const oui = hexPrefix(r.prefix, 6);
+        this.hasBlocks[oui >>> 3]! |= 1 << (oui & 7);
+      }
     }
   }
 
@@ -45,6 +55,8 @@ export class OuiSnapshot implements OuiSource {
     if (hex12.length < 9) return hex12.length >= 6 ? this.by6.get(hexPrefix(hex12, 6)) ?? null : null;
     const n9 = hexPrefix(hex12, 9);
     if (n9 < 0) return null;
-    return this.by9.get(n9) ?? this.by7.get(Math.floor(n9 / 256)) ?? this.by6.get(Math.floor(n9 / 4096)) ?? null;
+    const oui = Math.floor(n9 / 4096);
+    if ((this.hasBlocks[oui >>> 3]! & (1 << (oui & 7))) === 0) return this.by6.get(oui) ?? null;
+    return this.by9.get(n9) ?? this.by7.get(Math.floor(n9 / 256)) ?? this.by6.get(oui) ?? null;
   }
 }

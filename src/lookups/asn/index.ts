@@ -15,12 +15,24 @@ export interface AsnDatasets {
 
 const RETRY_AFTER = { 'retry-after': '60' };
 
-/** How one kind of answer is made from what the datasets say (the object form, or its bytes). */
-interface AnswerForm<T> {
-  asn(query: string, asn: number, record: AsnRecord | null, counts: PrefixCounts | null, source: AsnSources): T;
-  ip(query: string, ip: IpAddress, info: RangeInfo | null, record: AsnRecord | null, counts: PrefixCounts | null, source: AsnSources): T;
+/** What the datasets say about one AS, read only when an answer needs it (a memoised answer does not). */
+interface AsFacts {
+  record(asn: number): AsnRecord | null;
+  counts(asn: number): { ipv4: number; ipv6: number } | null;
 }
-type PrefixCounts = { ipv4: number; ipv6: number };
+
+/** How one kind of answer is made (the object form, or its bytes). */
+interface AnswerForm<T> {
+  asn(query: string, asn: number, facts: AsFacts, source: AsnSources): T;
+  /** `info` is the most specific covering range, null when none. */
+  ip(query: string, ip: IpAddress, info: RangeInfo | null, facts: AsFacts, source: AsnSources): T;
+}
+
+/** The object answer for an IP: the AS facts of the covering range's AS, unless none covers it (or AS0). */
+function ipAnswer(query: string, ip: IpAddress, info: RangeInfo | null, facts: AsFacts, source: AsnSources): AsnResult {
+  const covered = info !== null && info.asn !== 0;
+  return asnResultForIp(query, ip, info, covered ? facts.record(info.asn) : null, covered ? facts.counts(info.asn) : null, source);
+}
 
 /**
  * The answer for one parameter. An AS number is answered from whichever of the AS-names/RIR data
@@ -28,7 +40,10 @@ type PrefixCounts = { ipv4: number; ipv6: number };
  * Reserved AS numbers are answered even with no data. Nothing usable loaded: 503 `dataset_unavailable`.
  */
 export function createAsnAnswerer(datasets: AsnDatasets): (param: string) => AsnResult {
-  return createAnswerer(datasets, { asn: asnResult, ip: asnResultForIp });
+  return createAnswerer(datasets, {
+    asn: (query, asn, facts, source) => asnResult(query, asn, facts.record(asn), facts.counts(asn), source),
+    ip: ipAnswer,
+  });
 }
 
 // AS answers kept ready-encoded, at most this many (cleared when full); one per AS in use.
@@ -50,23 +65,23 @@ export function createAsnBytesAnswerer(datasets: AsnDatasets): (param: string) =
     byPart = new WeakMap();
   };
   return createAnswerer<Buffer>(datasets, {
-    asn(query, asn, record, counts, source) {
+    asn(query, asn, facts, source) {
       sameData(source);
       let rest = byAsn.get(asn);
       if (rest === undefined) {
-        const r = asnResult(query, asn, record, counts, source);
+        const r = asnResult(query, asn, facts.record(asn), facts.counts(asn), source);
         rest = Buffer.from(`${asnMiddleText(r)}"ip":null,${asnEndText(r)}`);
         if (byAsn.size >= ASN_MEMO_MAX) byAsn.clear();
         byAsn.set(asn, rest);
       }
       return queryAnswerBytes(query, rest, null, null);
     },
-    ip(query, ip, info, record, counts, source) {
+    ip(query, ip, info, facts, source) {
       sameData(source);
       const as = asPart(ip, info);
       let parts = byPart.get(as);
       if (parts === undefined) {
-        const r = asnResultForIp(query, ip, info, record, counts, source);
+        const r = ipAnswer(query, ip, info, facts, source);
         parts = [Buffer.from(`${asnMiddleText(r)}"ip":"`), Buffer.from(`",${asnEndText(r)}`)];
         byPart.set(as, parts);
       }
@@ -117,6 +132,10 @@ function createAnswerer<T>(datasets: AsnDatasets, form: AnswerForm<T>): (param: 
   // Range bounds parsed once per range; the name comes from the range's organisation only, since
   // the AS-names record is reported in its own fields.
   const ranges = new RangeInfoCache(() => null);
+  const facts: AsFacts = {
+    record: (asn) => datasets.asns?.get(asn) ?? null,
+    counts: (asn) => datasets.prefixes?.prefixCounts(asn) ?? null,
+  };
 
   return (param) => {
     const q = parseAsnQuery(param);
@@ -128,20 +147,13 @@ function createAnswerer<T>(datasets: AsnDatasets, form: AnswerForm<T>): (param: 
       if (prefixes === null && asns === null && !isReservedAsn(q.asn)) {
         throw new LookupError('dataset_unavailable', 'The AS-names, registry and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
       }
-      return form.asn(param, q.asn, asns?.get(q.asn) ?? null, prefixes?.prefixCounts(q.asn) ?? null, source);
+      return form.asn(param, q.asn, facts, source);
     }
     if (prefixes === null) {
       throw new LookupError('dataset_unavailable', 'The prefix dataset is not loaded yet; retry later', RETRY_AFTER);
     }
     const match = q.ip.version === 4 ? prefixes.lookupV4(q.ip.words[0]) : prefixes.lookup(q.ip.text);
-    const info = match === null ? null : ranges.get(match, prefixes, null);
-    const covered = info !== null && info.asn !== 0;
-    return form.ip(
-      param, q.ip, info,
-      covered ? (asns?.get(info.asn) ?? null) : null,
-      covered ? prefixes.prefixCounts(info.asn) : null,
-      source,
-    );
+    return form.ip(param, q.ip, match === null ? null : ranges.get(match, prefixes, null), facts, source);
   };
 }
 

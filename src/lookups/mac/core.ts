@@ -183,22 +183,33 @@ export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: Datase
   };
 }
 
-/** The members after `mac` of a unicast answer inside a record, serialised once per record and registry version. */
-const unicastText = new WeakMap<OuiRecord, { readonly meta: DatasetMeta | null; readonly text: string }>();
+/** The members after `mac` of a unicast answer inside a record, encoded once per record and registry version. */
+const unicastBytes = new WeakMap<OuiRecord, { readonly meta: DatasetMeta | null; readonly bytes: Buffer }>();
+const MAC_HEAD = Buffer.from('{"mac":"');
+const MAC_MID = Buffer.from('",');
 
 /**
- * JSON.stringify(macResult(...)). For a unicast address inside an assignment (the common answer) every
- * member but `mac` depends on the record alone, so that part is serialised once per record.
+ * JSON.stringify(macResult(...)) as UTF-8. For a unicast address inside an assignment (the common
+ * answer) every member but `mac` depends on the record alone, so that part is encoded once per record
+ * and the answer is copied together from it and the canonical address (ASCII, nothing to escape).
  */
-export function macResultText(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): string {
+export function macResultBytes(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): Buffer {
   const first = parseInt(mac.hex.slice(0, 2), 16);
   const shared = record !== null && (first & 1) === 0 && record.bits <= mac.bits && ((first & 2) === 0 || record.registry === 'CID');
-  if (!shared) return JSON.stringify(macResult(mac, record, meta));
-  let cached = unicastText.get(record);
+  if (!shared) return Buffer.from(JSON.stringify(macResult(mac, record, meta)));
+  let cached = unicastBytes.get(record);
   if (cached === undefined || cached.meta !== meta) {
     const { mac: _ignored, ...rest } = macResult(mac, record, meta);
-    cached = { meta, text: JSON.stringify(rest).slice(1) };
-    unicastText.set(record, cached);
+    cached = { meta, bytes: Buffer.from(JSON.stringify(rest).slice(1)) };
+    unicastBytes.set(record, cached);
   }
-  return `{"mac":${JSON.stringify(colonForm(mac.hex))},${cached.text}`;
+  const canonical = colonForm(mac.hex);
+  const rest = cached.bytes;
+  const out = Buffer.allocUnsafe(MAC_HEAD.length + canonical.length + MAC_MID.length + rest.length);
+  out.set(MAC_HEAD, 0);
+  let p = MAC_HEAD.length;
+  p += out.write(canonical, p, 'latin1');
+  out.set(MAC_MID, p);
+  out.set(rest, p + MAC_MID.length);
+  return out;
 }

@@ -2,9 +2,9 @@
 import type { AppContext } from '../../context.js';
 import type { DatasetMeta, OuiRecord, OuiSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
-import { SerializedResponse, type Lookup, type LookupResponse } from '../types.js';
+import { EncodedResponse, type Lookup, type LookupResponse } from '../types.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
-import { MAC_ACCEPTED, macResult, macResultText, parseMac, searchKey, type MacResult, type ParsedMac } from './core.js';
+import { MAC_ACCEPTED, macResult, macResultBytes, parseMac, searchKey, type MacResult, type ParsedMac } from './core.js';
 
 export interface MacDatasets {
   readonly oui: OuiSource | null;
@@ -19,9 +19,9 @@ export function createMacAnswerer(datasets: MacDatasets): (param: string) => Mac
   return createAnswerer(datasets, macResult);
 }
 
-/** The same answers, serialised (what the HTTP route sends). */
-export function createMacTextAnswerer(datasets: MacDatasets): (param: string) => string {
-  return createAnswerer(datasets, macResultText);
+/** The same answers as JSON in UTF-8 (what the HTTP route sends). */
+export function createMacBytesAnswerer(datasets: MacDatasets): (param: string) => Buffer {
+  return createAnswerer(datasets, macResultBytes);
 }
 
 function createAnswerer<T>(datasets: MacDatasets, result: (mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null) => T): (param: string) => T {
@@ -39,8 +39,8 @@ function createAnswerer<T>(datasets: MacDatasets, result: (mac: ParsedMac, recor
 }
 
 export function createMacLookup(ctx: AppContext): Lookup {
-  const answer = createMacTextAnswerer(ctx.datasets);
-  const respond = ({ param }: { param: string }): LookupResponse => new SerializedResponse(answer(param), LOCAL_MAX_AGE);
+  const answer = createMacBytesAnswerer(ctx.datasets);
+  const respond = ({ param }: { param: string }): LookupResponse => new EncodedResponse(answer(param), LOCAL_MAX_AGE);
   return {
     name: 'mac',
     klass: 'local',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { OuiRecord } from '../../../../src/datasets/types.js';
 import { LookupError } from '../../../../src/http/errors.js';
 import { colonForm, parseMac, searchKey } from '../../../../src/lookups/mac/core.js';
-import { createMacAnswerer, createMacTextAnswerer } from '../../../../src/lookups/mac/index.js';
+import { createMacAnswerer, createMacBytesAnswerer } from '../../../../src/lookups/mac/index.js';
 import { FakeOui, OUI_META } from '../ip/fakes.js';
 
 const RECORDS: OuiRecord[] = [
@@ -214,7 +214,8 @@ describe('/v1/mac properties', () => {
 });
 
 describe('serialised answers', () => {
-  const text = createMacTextAnswerer({ oui });
+  const bytes = createMacBytesAnswerer({ oui });
+  const text = (q: string): string => bytes(q).toString('utf8');
   const withRecordHex = fc.tuple(fc.constantFrom(...RECORDS.map((r) => r.prefix)), fc.string({ unit: fc.constantFrom(...'0123456789ABCDEF'.split('')), minLength: 12, maxLength: 12 }))
     .map(([prefix, tail]) => (prefix + tail).slice(0, 12));
   const anyHex = fc.string({ unit: fc.constantFrom(...'0123456789ABCDEF'.split('')), minLength: 12, maxLength: 12 });
