@@ -5,6 +5,7 @@ import { Reader } from 'mmdb-lib';
 import type { DatasetMeta, GeoRecord, GeoSource } from './types.js';
 import { formatV4, parseV4, parseV6Groups } from './ip.js';
 import { TreeWalker } from './mmdb-walk.js';
+import { withDerivedSlot } from './derived-slot.js';
 
 export interface MmdbInfo {
   readonly ipVersion: 4 | 6;
@@ -200,7 +201,7 @@ class FamilyReader {
       if (raw === null || typeof raw !== 'object') return null;
       let rec = this.byObject.get(raw);
       if (rec === undefined) {
-        rec = Object.freeze(normaliseGeo(raw));
+        rec = withDerivedSlot(normaliseGeo(raw));
         this.byObject.set(raw, rec);
       }
       return rec;
@@ -224,7 +225,7 @@ class FamilyReader {
     if (rec === undefined) {
       const raw = this.pointers.resolveDataPointer(pointer);
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-      rec = Object.freeze(normaliseGeo(raw as Record<string, unknown>));
+      rec = withDerivedSlot(normaliseGeo(raw as Record<string, unknown>));
       this.byPointer.set(pointer, rec);
     }
     return rec;

@@ -1,5 +1,6 @@
 // MAC prefix → IEEE assignment: one Map per prefix length, longest match first.
 import type { DatasetMeta, OuiRecord, OuiSource } from './types.js';
+import { withDerivedSlot } from './derived-slot.js';
 
 /** The IEEE RA holds the MA-L blocks it splits into MA-M/MA-S/IAB: such a parent entry is never an answer. */
 export function isRegistrationAuthority(vendor: string): boolean {
@@ -39,7 +40,7 @@ export class OuiSnapshot implements OuiSource {
       const map = n === 9 ? this.by9 : n === 7 ? this.by7 : n === 6 ? this.by6 : null;
       const key = hexPrefix(r.prefix, n);
       if (map === null || key < 0) continue;
-      map.set(key, Object.freeze(r));
+      map.set(key, withDerivedSlot(r));
       if (n > 6) {
         const oui = hexPrefix(r.prefix, 6);
         this.hasBlocks[oui >>> 3]! |= 1 << (oui & 7);

@@ -3,6 +3,7 @@ import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.j
 import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { IdMemo } from '../../platform/id-memo.js';
+import { derivedSlot } from '../../datasets/derived-slot.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
 export const IP_ACCEPTED = 'is not an IPv4 or IPv6 address (accepted: 8.8.8.8, 2001:db8::1, ::ffff:8.8.8.8; no hostnames, CIDRs, zone ids, leading zeros or surrounding spaces)';
@@ -104,6 +105,9 @@ export class GeoFieldsCache {
   private cache = new WeakMap<GeoRecord, GeoFields>();
 
   get(rec: GeoRecord): GeoFields {
+    // Records from the mmdb source carry a slot for this (one consumer: these fields are source-independent).
+    const slot = derivedSlot<GeoFields>(rec);
+    if (slot !== undefined) return (slot.value ??= geoFields(rec));
     let f = this.cache.get(rec);
     if (f === undefined) {
       f = geoFields(rec);

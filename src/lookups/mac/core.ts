@@ -1,5 +1,6 @@
 // Pure core of /v1/mac: notation parsing, canonical forms, the I/G and U/L bits, and the result shape.
 import type { DatasetMeta, OuiRecord } from '../../datasets/types.js';
+import { derivedSlot } from '../../datasets/derived-slot.js';
 
 export interface ParsedMac {
   /** Upper-case hex digits as given: 12 for an address, 6, 7 or 9 for a prefix query. */
@@ -55,6 +56,15 @@ export function parseMac(input: string): ParsedMac | null {
   return { hex: hex.toUpperCase(), bits };
 }
 
+/** The first octet of upper-case hex digits (parseMac output). */
+export function firstOctet(hex: string): number {
+  return hexDigit(hex.charCodeAt(0)) * 16 + hexDigit(hex.charCodeAt(1));
+}
+
+function hexDigit(c: number): number {
+  return c <= 57 ? c - 48 : c - 55;
+}
+
 /** "70B3D594D" → "70:B3:D5:94:D" (pairs joined by ":", an odd last digit alone). */
 export function colonForm(hex: string): string {
   let out = hex.slice(0, 2);
@@ -81,9 +91,10 @@ export interface MacResult {
 
 /** The 12 hex digits the registry is searched with: the query padded with zeros, I/G bit cleared. */
 export function searchKey(mac: ParsedMac): string {
-  const first = parseInt(mac.hex.slice(0, 2), 16);
+  const first = firstOctet(mac.hex);
   // IEEE assignments cover an OUI's group addresses too (01:00:5E:… is IANA's 00:00:5E), so the
   // registry is searched with the I/G bit cleared; the reported prefix and block keep the query's bits.
+  if ((first & 1) === 0 && mac.hex.length === 12) return mac.hex;
   const head = first & 1 ? (first & 0xfe).toString(16).toUpperCase().padStart(2, '0') : mac.hex.slice(0, 2);
   return (head + mac.hex.slice(2)).padEnd(12, '0');
 }
@@ -137,7 +148,7 @@ function partsOf(mac: ParsedMac, record: OuiRecord, multicast: boolean): { prefi
  *   `prefix`/`block` describe the queried prefix.
  */
 export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): MacResult {
-  const first = parseInt(mac.hex.slice(0, 2), 16);
+  const first = firstOctet(mac.hex);
   const multicast = (first & 1) === 1;
   const local = (first & 2) === 2;
   const source = sourceOf(meta);
@@ -184,7 +195,11 @@ export function macResult(mac: ParsedMac, record: OuiRecord | null, meta: Datase
 }
 
 /** The members after `mac` of a unicast answer inside a record, encoded once per record and registry version. */
-const unicastBytes = new WeakMap<OuiRecord, { readonly meta: DatasetMeta | null; readonly bytes: Buffer }>();
+interface UnicastPart {
+  readonly meta: DatasetMeta | null;
+  readonly bytes: Buffer;
+}
+const unicastBytes = new WeakMap<OuiRecord, UnicastPart>();
 const MAC_HEAD = Buffer.from('{"mac":"');
 const MAC_MID = Buffer.from('",');
 
@@ -194,21 +209,29 @@ const MAC_MID = Buffer.from('",');
  * and the answer is copied together from it and the canonical address (ASCII, nothing to escape).
  */
 export function macResultBytes(mac: ParsedMac, record: OuiRecord | null, meta: DatasetMeta | null): Buffer {
-  const first = parseInt(mac.hex.slice(0, 2), 16);
+  const first = firstOctet(mac.hex);
   const shared = record !== null && (first & 1) === 0 && record.bits <= mac.bits && ((first & 2) === 0 || record.registry === 'CID');
   if (!shared) return Buffer.from(JSON.stringify(macResult(mac, record, meta)));
-  let cached = unicastBytes.get(record);
+  // Records from the OUI source carry a slot for this; others (tests) are kept in a WeakMap.
+  const slot = derivedSlot<UnicastPart>(record);
+  let cached = slot !== undefined ? slot.value : unicastBytes.get(record);
   if (cached === undefined || cached.meta !== meta) {
     const { mac: _ignored, ...rest } = macResult(mac, record, meta);
     cached = { meta, bytes: Buffer.from(JSON.stringify(rest).slice(1)) };
-    unicastBytes.set(record, cached);
+    if (slot !== undefined) slot.value = cached;
+    else unicastBytes.set(record, cached);
   }
-  const canonical = colonForm(mac.hex);
+  const hex = mac.hex;
   const rest = cached.bytes;
-  const out = Buffer.allocUnsafe(MAC_HEAD.length + canonical.length + MAC_MID.length + rest.length);
+  // The address in colon form, written digit by digit (colonForm() as bytes, without its string pieces).
+  const colonLength = hex.length + ((hex.length - 1) >> 1);
+  const out = Buffer.allocUnsafe(MAC_HEAD.length + colonLength + MAC_MID.length + rest.length);
   out.set(MAC_HEAD, 0);
   let p = MAC_HEAD.length;
-  p += out.write(canonical, p, 'latin1');
+  for (let i = 0; i < hex.length; i++) {
+    if (i > 0 && (i & 1) === 0) out[p++] = 0x3a;
+    out[p++] = hex.charCodeAt(i);
+  }
   out.set(MAC_MID, p);
   out.set(rest, p + MAC_MID.length);
   return out;

@@ -4,7 +4,7 @@ import type { DatasetMeta, OuiRecord, OuiSource } from '../../datasets/types.js'
 import { LookupError, quote } from '../../http/errors.js';
 import { EncodedResponse, type Lookup, type LookupResponse } from '../types.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
-import { MAC_ACCEPTED, macResult, macResultBytes, parseMac, searchKey, type MacResult, type ParsedMac } from './core.js';
+import { MAC_ACCEPTED, firstOctet, macResult, macResultBytes, parseMac, searchKey, type MacResult, type ParsedMac } from './core.js';
 
 export interface MacDatasets {
   readonly oui: OuiSource | null;
@@ -30,7 +30,7 @@ function createAnswerer<T>(datasets: MacDatasets, result: (mac: ParsedMac, recor
     if (mac === null) throw new LookupError('invalid_mac', `Invalid MAC address: ${quote(param)} is not ${MAC_ACCEPTED}`);
     const oui = datasets.oui;
     if (oui === null) {
-      const first = parseInt(mac.hex.slice(0, 2), 16);
+      const first = firstOctet(mac.hex);
       if ((first & 3) === 2) return result(mac, null, null);
       throw new LookupError('dataset_unavailable', 'The MAC vendor (OUI) registry is not loaded yet; retry later', { 'retry-after': '60' });
     }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OuiRecord } from '../../../../src/datasets/types.js';
 import { LookupError } from '../../../../src/http/errors.js';
-import { colonForm, parseMac, searchKey } from '../../../../src/lookups/mac/core.js';
+import { colonForm, firstOctet, parseMac, searchKey } from '../../../../src/lookups/mac/core.js';
 import { createMacAnswerer, createMacBytesAnswerer } from '../../../../src/lookups/mac/index.js';
 import { FakeOui, OUI_META } from '../ip/fakes.js';
 
@@ -235,5 +235,21 @@ describe('serialised answers', () => {
   it('two addresses in one block share the record part but keep their own mac', () => {
     expect(JSON.parse(text('B8:27:EB:00:00:01'))).toMatchObject({ mac: 'B8:27:EB:00:00:01', vendor: 'Mudberry Pi Trading Ltd' });
     expect(JSON.parse(text('B8:27:EB:00:00:02'))).toMatchObject({ mac: 'B8:27:EB:00:00:02', vendor: 'Mudberry Pi Trading Ltd' });
+  });
+});
+
+describe('search key and first octet', () => {
+  it('property: the registry key is the query with the I/G bit cleared, padded to 12 digits', () => {
+    const hexDigits = fc.string({ unit: fc.constantFrom(...'0123456789ABCDEF'.split('')), minLength: 12, maxLength: 12 });
+    fc.assert(
+      fc.property(hexDigits, fc.constantFrom(6, 7, 9, 12), (hex, len) => {
+        const mac = parseMac(hex.slice(0, len))!;
+        const first = parseInt(mac.hex.slice(0, 2), 16);
+        expect(firstOctet(mac.hex)).toBe(first);
+        const head = (first & 0xfe).toString(16).toUpperCase().padStart(2, '0');
+        expect(searchKey(mac)).toBe((head + mac.hex.slice(2)).padEnd(12, '0'));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
