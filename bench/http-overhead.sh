@@ -9,6 +9,13 @@ SHARED=${SHARED_BENCH:-../shared/bench}
 DATA=${DATA_DIR:-$(mktemp -d)}
 HELLO_PORT=8091 DAEMON_PORT=8090
 
+# A daemon of a previous run may still be draining: netintel refuses to start on a port another one serves.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for p in $HELLO_PORT $DAEMON_PORT; do
+  for _ in $(seq 1 50); do port_busy "$p" || break; sleep 0.2; done
+  if port_busy "$p"; then echo "port $p is still in use; stop whatever serves it first" >&2; exit 1; fi
+done
+
 taskset -c 0 node bench/servers/hyperexpress-hello.mjs $HELLO_PORT > /dev/null & HELLO_PID=$!
 NETINTEL_HOST=127.0.0.1 NETINTEL_PORT=$DAEMON_PORT NETINTEL_WORKERS=1 NETINTEL_DATA_DIR="$DATA" \
   NETINTEL_RATE_LIMIT_LOCAL=0 NETINTEL_RATE_LIMIT_NETWORK=0 NETINTEL_IMPORT_DEFAULTS=${IMPORT_DEFAULTS:-false} NETINTEL_LOG_LEVEL=${LOG_LEVEL:-info} \
