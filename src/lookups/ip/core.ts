@@ -204,7 +204,8 @@ export function asPart(ip: IpAddress, info: RangeInfo | null): AsPart {
     }
     return part;
   }
-  return { asn: info.asn, as_name: info.asName, isp: info.isp, prefix: cidrWithin(ip, info.start, info.end) };
+  // An IPv6 range that is not one CIDR: the block is per address (rare; nothing to memoise it by).
+  return withMemberBytes({ asn: info.asn, as_name: info.asName, isp: info.isp, prefix: cidrWithin(ip, info.start, info.end) });
 }
 
 /** The full answer for a public address. */

@@ -4,6 +4,7 @@ import { LookupError } from '../../../../src/http/errors.js';
 import { asPart, geoFields, rangeInfo } from '../../../../src/lookups/ip/core.js';
 import { cidrWithin, parseIp } from '../../../../src/lookups/ip-address.js';
 import { createIpAnswerer, createIpBytesAnswerer, type IpDatasets } from '../../../../src/lookups/ip/index.js';
+import { createAsnBytesAnswerer } from '../../../../src/lookups/asn/index.js';
 import { EMPTY_GEO, FakeAsns, FakeGeo, FakePrefixes, GEO_META, PREFIX_META } from './fakes.js';
 
 // Invented places and networks (Elbonia), so nothing here can be mistaken for real data.
@@ -138,6 +139,24 @@ describe('/v1/ip answer', () => {
     expect(swapping('8.8.8.8').city).toBeNull();
     current = geo;
     expect(swapping('8.8.8.8').city).toBe('Mudville');
+  });
+
+  it('a new prefix source reuses range ids for other ranges: nothing memoised from the old one is served', () => {
+    // id 0 names a different range, AS and organisation in each source.
+    const before = new FakePrefixes([['8.8.8.0', '8.8.8.255', 15169, 'Elbonia Networks']]);
+    const after = new FakePrefixes([['8.8.8.0', '8.8.8.127', 64500, 'Renumbered Mud']]);
+    let current = before;
+    const datasets = { geo, get prefixes() { return current; }, asns: null };
+    const object = createIpAnswerer(datasets);
+    const bytes = createIpBytesAnswerer(datasets);
+    const asn = createAsnBytesAnswerer(datasets);
+    expect(object('8.8.8.8')).toMatchObject({ asn: 15169, prefix: '8.8.8.0/24' });
+    expect(JSON.parse(bytes('8.8.8.8').toString())).toMatchObject({ asn: 15169, prefix: '8.8.8.0/24' });
+    expect(JSON.parse(asn('8.8.8.8').toString())).toMatchObject({ asn: 15169, prefix: '8.8.8.0/24' });
+    current = after;
+    expect(object('8.8.8.8')).toMatchObject({ asn: 64500, as_name: 'Renumbered Mud', prefix: '8.8.8.0/25' });
+    expect(JSON.parse(bytes('8.8.8.8').toString())).toMatchObject({ asn: 64500, as_name: 'Renumbered Mud', prefix: '8.8.8.0/25' });
+    expect(JSON.parse(asn('8.8.8.8').toString())).toMatchObject({ asn: 64500, description: 'Renumbered Mud', prefix: '8.8.8.0/25' });
   });
 });
 
