@@ -6,6 +6,7 @@ import type { DatasetMeta, GeoRecord, GeoSource } from './types.js';
 import { formatV4, parseV4, parseV6Groups } from './ip.js';
 import { TreeWalker } from './mmdb-walk.js';
 import { withDerivedSlot } from './derived-slot.js';
+import { PointerCache } from './pointer-cache.js';
 
 export interface MmdbInfo {
   readonly ipVersion: 4 | 6;
@@ -183,7 +184,7 @@ class FamilyReader {
   private readonly pointers: PointerReader | null;
   private readonly walker: TreeWalker;
   private readonly ipVersion: number;
-  private readonly byPointer = new GenerationalCache<GeoRecord>(RECORD_CACHE);
+  private readonly byPointer = new PointerCache<GeoRecord>(RECORD_CACHE);
   private readonly byObject = new WeakMap<object, GeoRecord>();
 
   constructor(bytes: SharedArrayBuffer) {

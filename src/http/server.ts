@@ -53,12 +53,21 @@ const valueBytes = (v: string): Uint8Array | string => VALUE_BYTES.get(v) ?? v;
 const JSON_HEAD_BLOCKS = new Map<string, readonly [Uint8Array, Uint8Array]>();
 const JSON_HEAD_BLOCKS_MAX = 1024;
 
+// The last block asked for: consecutive answers mostly share their Cache-Control string object.
+let lastCacheControl: string | null = null;
+let lastBlock: readonly [Uint8Array, Uint8Array] | undefined;
+
 function jsonHeadBlock(cacheControl: string): readonly [Uint8Array, Uint8Array] | undefined {
+  if (cacheControl === lastCacheControl) return lastBlock;
   let block = JSON_HEAD_BLOCKS.get(cacheControl);
   if (block === undefined && JSON_HEAD_BLOCKS.size < JSON_HEAD_BLOCKS_MAX && !/[\r\n]/.test(cacheControl)) {
     const [first, ...rest] = [...CORS, ['cache-control', cacheControl], ['content-type', JSON_TYPE]] as const;
     block = [bytes(first[0]), bytes([first[1], ...rest.map(([k, v]) => `${k}: ${v}`)].join('\r\n'))];
     JSON_HEAD_BLOCKS.set(cacheControl, block);
+  }
+  if (block !== undefined) {
+    lastCacheControl = cacheControl;
+    lastBlock = block;
   }
   return block;
 }
@@ -82,7 +91,7 @@ export interface RequestView {
   /** Socket peer address (may be computed on first read). */
   readonly ip: string;
   /** Query parameters; a repeated key keeps its first value. */
-  query(): Record<string, string>;
+  query(): Readonly<Record<string, string>>;
 }
 
 /** Everything a transport writes back: one per request, filled in by the dispatcher. */
@@ -284,7 +293,7 @@ class HyperExpressView implements RequestView {
   get ip(): string {
     return this.req.ip;
   }
-  query(): Record<string, string> {
+  query(): Readonly<Record<string, string>> {
     return parseQuery(this.req.path_query);
   }
 }
@@ -300,9 +309,23 @@ class UwsView implements RequestView {
   get ip(): string {
     return Buffer.from(this.res.getRemoteAddressAsText()).toString();
   }
-  query(): Record<string, string> {
+  query(): Readonly<Record<string, string>> {
     return parseQuery(this.rawQuery);
   }
+}
+
+// One callback for every request's header copy (a closure per request was garbage on every lookup).
+let copying: Record<string, string> = {};
+const copyHeader = (k: string, v: string): void => {
+  copying[k] = copying[k] === undefined ? v : `${copying[k]}, ${v}`;
+};
+
+/** The request's headers, repeated ones joined with ", " (uWS hands out lower-case names). */
+function copyHeaders(req: uws.HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  copying = headers;
+  req.forEach(copyHeader);
+  return headers;
 }
 
 function writeUws(res: uws.HttpResponse, reply: Reply): void {
@@ -353,11 +376,7 @@ export function createHttpServer(deps: HttpDeps): HyperExpress.Server {
   // it); one that needs I/O is written later under cork, unless the client went away meanwhile.
   const viaUws = (res: uws.HttpResponse, req: uws.HttpRequest): void => {
     const started = performance.now();
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
-    });
-    const view = new UwsView(res, req.getUrl(), headers, req.getQuery() ?? '');
+    const view = new UwsView(res, req.getUrl(), copyHeaders(req), req.getQuery() ?? '');
     const out = dispatch(view);
     if (!(out instanceof Promise)) {
       writeUws(res, out);
@@ -421,15 +440,18 @@ function cacheControlOf(maxAge: number | null): string {
   return (CACHE_CONTROL[n] ??= `public, max-age=${n}`);
 }
 
+// Most lookups carry no query: they share one frozen empty object instead of allocating one each.
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * Query parameters as URLSearchParams reads them, the first value of a repeated key winning. A plain
  * query (no escapes, no '+') is split directly: URLSearchParams costs about a microsecond even for
  * `type=A`, a visible share of a cached DNS answer.
  */
-export function parseQuery(raw: string): Record<string, string> {
+export function parseQuery(raw: string): Readonly<Record<string, string>> {
+  if (raw === '') return NO_QUERY;
   // A plain object (a null-prototype one is a slow dictionary in V8); `__proto__` is defined, not assigned.
   const out: Record<string, string> = {};
-  if (raw === '') return out;
   if (raw.includes('%') || raw.includes('+') || raw.startsWith('?')) {
     for (const [k, v] of new URLSearchParams(raw)) addFirst(out, k, v);
     return out;

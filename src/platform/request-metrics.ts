@@ -14,8 +14,11 @@ interface RouteSlot {
   readonly buckets: Float64Array;
   sum: number;
   count: number;
-  readonly byStatus: Map<number, number>;
+  /** Requests by status code, indexed by the code (a Map's two probes per request were ~1% of a lookup). */
+  readonly byStatus: Float64Array;
 }
+
+const STATUS_SLOTS = 600;
 
 interface MetricValue {
   labels: Record<string, string | number>;
@@ -43,7 +46,7 @@ export class RequestMetrics {
   record(route: string, status: number, seconds: number): void {
     let slot = this.slots.get(route);
     if (slot === undefined) {
-      slot = { route, buckets: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0, count: 0, byStatus: new Map() };
+      slot = { route, buckets: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0, count: 0, byStatus: new Float64Array(STATUS_SLOTS) };
       this.slots.set(route, slot);
     }
     let b = 0;
@@ -51,7 +54,8 @@ export class RequestMetrics {
     slot.buckets[b]!++;
     slot.sum += seconds;
     slot.count++;
-    slot.byStatus.set(status, (slot.byStatus.get(status) ?? 0) + 1);
+    // Statuses are the daemon's own (100–599); anything else would be a bug, counted as 500 rather than lost.
+    slot.byStatus[status >= 100 && status < STATUS_SLOTS ? status | 0 : 500]!++;
   }
 
   private metric(name: string, help: string, type: CollectedMetric['type'], values: () => MetricValue[]) {
@@ -68,7 +72,9 @@ export class RequestMetrics {
   private requestValues(): MetricValue[] {
     const out: MetricValue[] = [];
     for (const slot of this.slots.values()) {
-      for (const [status, n] of slot.byStatus) out.push({ labels: { route: slot.route, status: String(status) }, value: n });
+      slot.byStatus.forEach((n, status) => {
+        if (n > 0) out.push({ labels: { route: slot.route, status: String(status) }, value: n });
+      });
     }
     return out;
   }
