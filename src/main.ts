@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openDatabase } from './platform/sqlite.js';
 import { claimPort } from './platform/port.js';
+import { lowerThreadPriority } from './platform/process.js';
 import { isSea, workerSource } from './platform/runtime.js';
 import type { MainToWorker, WorkerData, WorkerToMain } from './worker-protocol.js';
 
@@ -139,6 +140,14 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
     });
     log.info({ step: 'metrics', port: config.metricsPort }, 'metrics listening');
   }
+
+  // This thread only supervises, refreshes datasets and aggregates metrics: its imports (seconds of
+  // CPU) and full GCs (tens of ms) should yield to an HTTP worker sharing its core. Nice 10, not 19: it
+  // must still get on with a refresh or a drain on a host whose other services keep the cores busy.
+  // libuv's thread pool, which the workers use too (DNS, files), is started first: threads created
+  // after this inherit the lower priority.
+  await fs.promises.access(config.dataDir);
+  if (!lowerThreadPriority()) log.warn({ step: 'priority' }, 'could not lower the main thread\'s CPU priority; dataset refreshes may slow down answers');
 
   log.info({ step: 'listening', host: config.host, port, workers: workers.length, ms: Date.now() - t0 }, `listening on ${config.host}:${port}`);
   scheduler = startRefreshScheduler(ctx);

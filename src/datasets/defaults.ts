@@ -60,7 +60,7 @@ export function locatePackage(pkg: string): { dir: string; version: string } | n
 
 /**
  * Imports the npm default of every never-loaded dataset (unless config.importDefaults is off), then
- * loads all indexes. A failed default is logged and leaves that dataset unloaded: health says so.
+ * loads the indexes the workers share. A failed default is logged and leaves that dataset unloaded: health says so.
  */
 export async function prepareDatasets(ctx: AppContext): Promise<void> {
   const t0 = Date.now();
@@ -95,7 +95,7 @@ export async function prepareDatasets(ctx: AppContext): Promise<void> {
     }
   }
   const t1 = Date.now();
-  ctx.datasets.loadAll();
+  ctx.datasets.loadShared();
   publishMetrics(ctx);
   ctx.log.info({ step: 'datasets', ms: Date.now() - t1, status: summary(ctx) }, 'datasets loaded');
 }

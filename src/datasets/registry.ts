@@ -104,12 +104,16 @@ export class Datasets {
     return (this.ouiSlot ??= this.loadOui()).value;
   }
 
-  /** Main thread: reads every dataset now (instead of on first use), before workers start. */
-  loadAll(): void {
+  /**
+   * The daemon's main thread: reads the datasets it shares with the workers (geo, prefixes) and only
+   * notes which version of the others is active. Workers read those from their own store connection
+   * (adopt); a copy here served nothing and was 20 MB of this thread's heap, which every full GC of
+   * the main thread walks on a core an HTTP worker needs.
+   */
+  loadShared(): void {
     void this.geo;
     void this.prefixes;
-    void this.oui;
-    void this.asns;
+    for (const name of ['oui', 'asnames', 'rir']) if (!this.loadedVersions.has(name)) this.row(name);
   }
 
   /** Main thread: the shareable form of the loaded datasets, for workerData. */

@@ -94,7 +94,7 @@ describe('swapping datasets under load', () => {
     const ctx = context(dir);
     const files = [1, 2, 3].map((v) => version(dir, v));
     await importDataset(ctx, 'prefixes', [files[0]!]);
-    ctx.datasets.loadAll();
+    ctx.datasets.loadShared();
     const registry = path.join(ROOT, 'dist/datasets/registry.js');
     const dbModule = path.join(ROOT, 'dist/platform/sqlite.js');
     // The worker does what src/worker.ts does: new Datasets(db, staleAfter, share) and reload on messages.

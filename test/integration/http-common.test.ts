@@ -262,6 +262,27 @@ describe('process lifecycle', () => {
     }
   });
 
+  it.runIf(fs.existsSync('/proc/self/task'))('runs its main thread at a lower CPU priority (nice 10) and every other thread at the one it started with', async () => {
+    const niceOf = (pid: number, tid: string): number => {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after "pid (comm) ": state is the 1st, nice the 17th (proc(5) field 19).
+      return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]);
+    };
+    const base = os.getPriority(0);
+    const d = await startDaemon({ env: { NETINTEL_WORKERS: '2' } });
+    try {
+      const pid = d.proc.pid!;
+      const tids = fs.readdirSync(`/proc/${pid}/task`).filter((t) => Number(t) !== pid);
+      expect(niceOf(pid, String(pid))).toBe(Math.max(base, os.constants.priority.PRIORITY_BELOW_NORMAL));
+      // 2 HTTP workers, libuv's 4 pool threads and V8's platform threads: none inherited the main thread's.
+      expect(tids.length).toBeGreaterThanOrEqual(2 + 4);
+      expect(tids.map((t) => niceOf(pid, t))).toEqual(tids.map(() => base));
+      expect((await fetch(`${d.url}/`)).status).toBe(200);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('serves metrics on NETINTEL_METRICS_PORT instead of the main port when set', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {

@@ -222,10 +222,22 @@ describe('start-up housekeeping', () => {
 });
 
 describe('syncWithStore (SIGHUP after a CLI import)', () => {
+  it('on the main thread (loadShared: OUI not read) a sync reports nothing new until another process imports', async () => {
+    const { ctx, dir } = ctxFor();
+    await importDataset(ctx, 'oui', [writeFile(dir, 'oui.csv', OUI_CSV)]);
+    const main = testContext(dir);
+    contexts.push(main);
+    main.datasets.loadShared();
+    expect(main.datasets.syncWithStore()).toEqual([]);
+    await importDataset(ctx, 'oui', [writeFile(dir, 'mam.csv', MAM_CSV)], { force: true });
+    expect(main.datasets.syncWithStore()).toEqual(['oui']);
+    expect(main.datasets.syncWithStore()).toEqual([]);
+  });
+
   it('activates exactly the datasets another process changed and tells the listeners', async () => {
     const { ctx, dir } = ctxFor();
     await importDataset(ctx, 'oui', [writeFile(dir, 'oui.csv', OUI_CSV)]);
-    ctx.datasets.loadAll();
+    expect(ctx.datasets.oui).not.toBeNull(); // loaded in this thread, as in a worker
     expect(ctx.datasets.syncWithStore()).toEqual([]);
     const seen: string[] = [];
     ctx.datasets.onActivated((name) => seen.push(name));
