@@ -12,9 +12,9 @@ export function pidAlive(pid: number): boolean {
 }
 
 /**
- * Lowers the calling thread's CPU priority to `nice` (never raises it). On Linux nice is per thread (setpriority on id 0 is the
- * calling thread), so the process's other threads keep theirs; threads created afterwards inherit
- * it. False where the platform refuses: the caller logs that, it is never fatal.
+ * Lowers the calling thread's CPU priority to `nice` (never raises it). On Linux nice is per thread
+ * (setpriority on id 0 is the calling thread), so the process's other threads keep theirs; threads
+ * created afterwards inherit it. False where the platform refuses: the caller logs that, never fatal.
  */
 export function lowerThreadPriority(nice: number = os.constants.priority.PRIORITY_BELOW_NORMAL): boolean {
   try {

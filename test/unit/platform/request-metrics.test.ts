@@ -48,6 +48,18 @@ describe('RequestMetrics', () => {
     expect(text).toContain('netintel_http_request_duration_seconds_count{route="/"} 6');
   });
 
+  it('counts a status outside 100–599 (a bug elsewhere) as 500 rather than losing the request', async () => {
+    const registry = new Registry();
+    const m = new RequestMetrics(registry);
+    m.record('/', 42, 0.001);
+    m.record('/', 600, 0.001);
+    m.record('/', 599, 0.001);
+    const text = await registry.metrics();
+    expect(text).toMatch(/netintel_http_requests_total\{route="\/",status="500"\} 2/);
+    expect(text).toMatch(/netintel_http_requests_total\{route="\/",status="599"\} 1/);
+    expect(text).not.toMatch(/status="(42|600)"/);
+  });
+
   it('starts empty and resets with the registry', async () => {
     const registry = new Registry();
     const m = new RequestMetrics(registry);
