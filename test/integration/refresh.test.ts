@@ -177,7 +177,10 @@ describe('refresh (daemon)', () => {
     expect(fs.readdirSync(staging).filter((f) => /^\d+-refresh-/.test(f) || f.endsWith('.lock'))).toEqual([]);
     d2.proc.kill('SIGHUP');
     expect(await until('refresh after restart', () => asnOf(d2), (a) => a.asn === 15169)).toEqual({ status: 200, asn: 15169, prefix: '44.5.0.0/24' });
-    expect(fs.readdirSync(path.join(dataDir, 'previous', 'prefixes'))).toEqual(['00-pfx2as.txt', 'meta.json']);
+    // The copy kept for rollback is written right after activation, so it may trail the first new answer.
+    const kept = path.join(dataDir, 'previous', 'prefixes');
+    const listing = async (): Promise<string[]> => (fs.existsSync(kept) ? fs.readdirSync(kept).sort() : []);
+    expect(await until('previous version kept', listing, (l) => l.includes('meta.json'))).toEqual(['00-pfx2as.txt', 'meta.json']);
     await d2.stop();
   });
 
