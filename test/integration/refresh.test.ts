@@ -127,7 +127,8 @@ describe('refresh (daemon)', () => {
 
     const health = (await (await fetch(`${d.url}/`)).json()) as { datasets: { asn: { parts: Record<string, { records: number; last_error: string | null; dataset: string }> } } };
     expect(health.datasets.asn.parts['prefixes']).toMatchObject({ records: 400, last_error: null, dataset: 'pfx2as.txt' });
-    const metrics = await (await fetch(`${d.url}/metrics`)).text();
+    // The refresh's bookkeeping (rollback copy, counters) follows activation on the main thread.
+    const metrics = await until('refresh counted', async () => (await fetch(`${d.url}/metrics`)).text(), (t) => /refresh_total\{dataset="prefixes",result="success"\}/.test(t));
     expect(metrics).toMatch(/netintel_dataset_refresh_total\{dataset="prefixes",result="success"\} 1/);
     expect(metrics).toMatch(/netintel_dataset_records\{dataset="prefixes"\} 400/);
 
