@@ -146,7 +146,7 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   // must still get on with a refresh or a drain on a host whose other services keep the cores busy.
   // libuv's thread pool, which the workers use too (DNS, files), is started first: threads created
   // after this inherit the lower priority.
-  await fs.promises.access(config.dataDir);
+  await fs.promises.access(config.dataDir).catch(() => undefined);
   if (!lowerThreadPriority()) log.warn({ step: 'priority' }, 'could not lower the main thread\'s CPU priority; dataset refreshes may slow down answers');
 
   log.info({ step: 'listening', host: config.host, port, workers: workers.length, ms: Date.now() - t0 }, `listening on ${config.host}:${port}`);

@@ -113,7 +113,7 @@ export class Datasets {
   loadShared(): void {
     void this.geo;
     void this.prefixes;
-    for (const name of ['oui', 'asnames', 'rir']) if (!this.loadedVersions.has(name)) this.row(name);
+    for (const name of LOCAL_DATASETS) if (!this.loadedVersions.has(name)) this.row(name);
   }
 
   /** Main thread: the shareable form of the loaded datasets, for workerData. */

@@ -315,7 +315,8 @@ class UwsView implements RequestView {
 }
 
 // One callback for every request's header copy (a closure per request was garbage on every lookup).
-let copying: Record<string, string> = {};
+const NOT_COPYING: Record<string, string> = {};
+let copying = NOT_COPYING;
 const copyHeader = (k: string, v: string): void => {
   copying[k] = copying[k] === undefined ? v : `${copying[k]}, ${v}`;
 };
@@ -325,6 +326,8 @@ function copyHeaders(req: uws.HttpRequest): Record<string, string> {
   const headers: Record<string, string> = {};
   copying = headers;
   req.forEach(copyHeader);
+  // Not kept past the request: the headers may carry an API key.
+  copying = NOT_COPYING;
   return headers;
 }
 

@@ -103,6 +103,13 @@ describe('common HTTP rules', () => {
     expect(twice[0]).not.toBe(twice[1]);
   });
 
+  it('joins a repeated request header with ", " (so a doubled X-Request-Id is not sane and is replaced)', async () => {
+    const out = await rawRequest(d.port, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\nX-Request-Id: abc\r\nConnection: close\r\n\r\n');
+    expect(out).toMatch(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\r\n/i);
+    const single = await rawRequest(d.port, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\nConnection: close\r\n\r\n');
+    expect(single).toMatch(/\r\nx-request-id: abc\r\n/i);
+  });
+
   it('echoes each id exactly, whatever the length of the one before, on every kind of answer', async () => {
     const ids = ['a'.repeat(128), 'b', 'c'.repeat(36), 'Z9._:@/+=-', 'd'.repeat(127), 'e'];
     for (const path of ['/', '/v1/ip/8.8.8.8', '/v1/mac/zz', '/nope']) {
