@@ -14,6 +14,7 @@ const { loadConfig } = await import(dist('config.js'));
 const { createContext } = await import(dist('main.js'));
 const { Metrics } = await import(dist('platform/metrics.js'));
 const { prepareDatasets } = await import(dist('datasets/defaults.js'));
+const { createIpBytesAnswerer } = await import(dist('lookups/ip/index.js'));
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netintel-bench-'));
 const results = {};
@@ -60,6 +61,11 @@ const results = {};
   const hot = v4.slice(0, 1000);
   rate('geo_mmdb_v4_hot1000', hot, (ip) => geo.lookup(ip));
   rate('geo_mmdb_v6_random', v6, (ip) => geo.lookup(ip));
+  // The whole /v1/ip answer as the HTTP route sends it (parse, bogon check, geo + prefix lookups, the
+  // per-record and per-range caches, the bytes copied together): what the lookup adds to a request.
+  const answer = createIpBytesAnswerer(ctx.datasets);
+  rate('ip_answer_bytes_v4_random', v4, (ip) => answer(ip));
+  rate('ip_answer_bytes_v4_hot1000', hot, (ip) => answer(ip));
   results.load_average = os.loadavg().map((l) => +l.toFixed(1));
   results.bench_process_rss_mb = Math.round(process.memoryUsage().rss / 1048576);
   ctx.db.close();
