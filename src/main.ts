@@ -145,7 +145,9 @@ export async function serve(config: Config, log: Logger = createLogger(config.lo
   // CPU) and full GCs (tens of ms) should yield to an HTTP worker sharing its core. Nice 10, not 19: it
   // must still get on with a refresh or a drain on a host whose other services keep the cores busy.
   // libuv's thread pool, which the workers use too (DNS, files), is started first: threads created
-  // after this inherit the lower priority.
+  // after this inherit the lower priority. V8's platform threads (parallel GC helpers for every isolate)
+  // predate this and keep normal priority: lowering them could leave a worker's scavenge waiting on a
+  // starved helper.
   await fs.promises.access(config.dataDir).catch(() => undefined);
   if (!lowerThreadPriority()) log.warn({ step: 'priority' }, 'could not lower the main thread\'s CPU priority; dataset refreshes may slow down answers');
 
