@@ -214,10 +214,18 @@ class FamilyReader {
     return this.atPointer(this.walker.findV6(groups));
   }
 
-  /** `v4` as an unsigned 32-bit integer. */
-  getV4(v4: number): GeoRecord | null {
-    if (this.pointers === null) return this.get(formatV4(v4));
-    return this.atPointer(this.walker.findV4(v4));
+  /**
+   * For `v4` (an unsigned 32-bit integer): the record's data pointer. Without mmdb-lib's pointer
+   * decoding the key is the address itself: still one record per key, only not shared by a block.
+   */
+  keyV4(v4: number): number {
+    const pointer = this.walker.findV4(v4);
+    return pointer < 0 ? -1 : this.pointers === null ? v4 : pointer;
+  }
+
+  recordV4(key: number): GeoRecord | null {
+    if (key < 0) return null;
+    return this.pointers === null ? this.get(formatV4(key)) : this.atPointer(key);
   }
 
   private atPointer(pointer: number): GeoRecord | null {
@@ -269,10 +277,19 @@ class MmdbGeoSource implements GeoSource {
   }
 
   lookupV4(v4: number): GeoRecord | null {
+    return this.recordV4(this.keyV4(v4));
+  }
+
+  keyV4(v4: number): number {
+    return this.v4 === null ? -1 : this.v4.keyV4(v4);
+  }
+
+  recordV4(key: number): GeoRecord | null {
     if (this.v4 === null) return null;
     try {
-      return this.v4.getV4(v4);
+      return this.v4.recordV4(key);
     } catch {
+      // A damaged data section: no record rather than a server error.
       return null;
     }
   }

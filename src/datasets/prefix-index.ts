@@ -168,6 +168,18 @@ export class PrefixSnapshot implements PrefixSource {
     return this.matches4.get(r) ?? this.match4(r);
   }
 
+  idV4(v4: number): number {
+    return findV4(this.share.v4, v4);
+  }
+
+  match(id: number): PrefixMatch | null {
+    if (!Number.isInteger(id) || id < 0) return null;
+    const n4 = this.matches4.size;
+    if (id < n4) return this.matches4.get(id) ?? this.match4(id);
+    const r = id - n4;
+    return r < this.matches6.size ? (this.matches6.get(r) ?? this.match6(r)) : null;
+  }
+
   private match4(r: number): PrefixMatch {
     const t = this.share.v4.ranges;
     const m: PrefixMatch = Object.freeze({ id: r, asn: t.asn[r]!, start: formatV4(t.start[r]!), end: formatV4(t.end[r]!), org: this.org(t.org[r]!) });

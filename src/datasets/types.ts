@@ -32,6 +32,14 @@ export interface GeoSource {
   lookup(ip: string): GeoRecord | null;
   /** The same for an IPv4 address already parsed (unsigned 32-bit): the hot path does not re-parse. */
   lookupV4(v4: number): GeoRecord | null;
+  /**
+   * A key for the record holding an IPv4 address, or -1 when there is none. Equal keys give the same
+   * record for as long as the source lives, so a consumer can cache what it derives per key without
+   * reading the record again (the /v1/ip hot path: each object it touches is a cache miss).
+   */
+  keyV4(v4: number): number;
+  /** The record under a key from keyV4 (null for -1). */
+  recordV4(key: number): GeoRecord | null;
 }
 
 /** The most specific announced range that contains an address. */
@@ -53,6 +61,10 @@ export interface PrefixSource {
   lookup(ip: string): PrefixMatch | null;
   /** The same for an IPv4 address already parsed (unsigned 32-bit). */
   lookupV4(v4: number): PrefixMatch | null;
+  /** The id of what lookupV4 answers, or -1: lets a consumer cache per range without the match object. */
+  idV4(v4: number): number;
+  /** The range with an id (0 ≤ id < records), or null for any other number. */
+  match(id: number): PrefixMatch | null;
   /** Number of ranges originated by an AS, per family. */
   prefixCounts(asn: number): { ipv4: number; ipv6: number };
 }

@@ -1,8 +1,9 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
-import type { DatasetMeta, GeoRecord, PrefixMatch } from '../../datasets/types.js';
+import type { DatasetMeta, GeoRecord, GeoSource, PrefixMatch, PrefixSource } from '../../datasets/types.js';
 import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { IdMemo } from '../../platform/id-memo.js';
+import { ByteTable } from '../../platform/byte-table.js';
 import { derivedSlot } from '../../datasets/derived-slot.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
@@ -208,6 +209,73 @@ export function asPart(ip: IpAddress, info: RangeInfo | null): AsPart {
   return withMemberBytes({ asn: info.asn, as_name: info.asName, isp: info.isp, prefix: cidrWithin(ip, info.start, info.end) });
 }
 
+// Geo parts are ~300 bytes, AS parts ~80: the tables hold about this many before they start over.
+const GEO_PARTS = 40_000;
+const AS_PARTS = 65_536;
+
+/**
+ * The geo part of IPv4 answers as JSON members in UTF-8, by the source's record key. A hit reads the
+ * table and the bytes, and never the decoded record or what was derived from it: with random clients
+ * every object an answer touches is a likely cache miss, and the chain record → slot → fields → bytes
+ * was four of them.
+ */
+export class GeoBytesCache {
+  private source: GeoSource | null = null;
+  private readonly table = new ByteTable(GEO_PARTS, GEO_PARTS * 320);
+
+  constructor(private readonly fields: GeoFieldsCache) {}
+
+  get(source: GeoSource, v4: number): Uint8Array {
+    if (source !== this.source) {
+      this.source = source;
+      this.table.clear();
+    }
+    const key = source.keyV4(v4);
+    if (key < 0) return memberBytes(NO_GEO);
+    const bytes = this.table.get(key);
+    if (bytes !== undefined) return bytes;
+    const rec = source.recordV4(key);
+    return this.table.set(key, memberBytes(rec === null ? NO_GEO : this.fields.get(rec)));
+  }
+}
+
+/**
+ * The AS part of IPv4 answers as JSON members in UTF-8, by range id: what RangeInfoCache and asPart
+ * give, without reading the match, the range info and the part object on every answer (the same
+ * cache misses as above). A range that is not one CIDR block has a part per block: it is stored empty
+ * and goes the long way.
+ */
+export class AsBytesCache {
+  private source: unknown = undefined;
+  private names: unknown = undefined;
+  private readonly table = new ByteTable(AS_PARTS, AS_PARTS * 96);
+
+  constructor(private readonly ranges: RangeInfoCache) {}
+
+  get(ip: IpAddress, source: PrefixSource, namesVersion: unknown): Uint8Array {
+    if (source !== this.source || namesVersion !== this.names) {
+      this.source = source;
+      this.names = namesVersion;
+      this.table.clear();
+    }
+    const id = source.idV4(ip.words[0]);
+    if (id < 0) return memberBytes(NO_AS);
+    let bytes = this.table.get(id);
+    if (bytes === undefined) {
+      const info = this.info(id, source, namesVersion);
+      bytes = this.table.set(id, info === null || info.asn === 0 ? memberBytes(NO_AS) : info.whole === null ? EMPTY : memberBytes(info.whole));
+    }
+    return bytes.length > 0 ? bytes : memberBytes(asPart(ip, this.info(id, source, namesVersion)));
+  }
+
+  private info(id: number, source: PrefixSource, namesVersion: unknown): RangeInfo | null {
+    const match = source.match(id);
+    return match === null ? null : this.ranges.get(match, source, namesVersion);
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
 /** The full answer for a public address. */
 export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): IpResult {
   return {
@@ -246,12 +314,11 @@ export function ipResultTail(source: IpSources): Buffer {
 
 /**
  * JSON.stringify(ipResult(...)) as UTF-8, copied together from fragments encoded once per record
- * (serialising the whole answer was about half the cost of a /v1/ip request). Member order is
- * ipResult's (GeoFields and AsPart keep it). `tail` is ipResultTail() of the answer's sources.
+ * (serialising the whole answer was about half the cost of a /v1/ip request): `g` and `a` are the
+ * memberBytes() of the geo and AS parts, whose member order is ipResult's. `tail` is ipResultTail()
+ * of the answer's sources.
  */
-export function ipResultBytes(ip: IpAddress, geo: GeoFields, as: AsPart, tail: Buffer): Buffer {
-  const g = memberBytes(geo);
-  const a = memberBytes(as);
+export function ipResultBytes(ip: IpAddress, g: Uint8Array, a: Uint8Array, tail: Buffer): Buffer {
   const mid = ip.version === 4 ? V4_MID : V6_MID;
   // Canonical address text is ASCII and never needs JSON escaping.
   const out = Buffer.allocUnsafe(IP_HEAD.length + ip.text.length + mid.length + g.length + 1 + a.length + tail.length);

@@ -152,6 +152,11 @@ describe('geo import', () => {
     const geo = ctx.datasets.geo!;
     for (const ip of ['8.8.8.8', '1.1.1.1', '10.0.0.1', '0.0.0.0', '255.255.255.255']) expect(geo.lookupV4(parseV4(ip))).toBe(geo.lookup(ip));
     fc.assert(fc.property(fc.ipV4(), (ip) => geo.lookupV4(parseV4(ip)) === geo.lookup(ip)), { numRuns: 2000 });
+    // The record key: one per record, and recordV4 gives the record back.
+    fc.assert(fc.property(fc.ipV4(), (ip) => geo.recordV4(geo.keyV4(parseV4(ip))) === geo.lookup(ip)), { numRuns: 2000 });
+    expect(geo.keyV4(parseV4('8.8.8.8'))).toBe(geo.keyV4(parseV4('8.8.8.4')));
+    expect(geo.keyV4(parseV4('8.8.8.8'))).not.toBe(geo.keyV4(parseV4('1.1.1.1')));
+    expect(geo.recordV4(-1)).toBeNull();
   });
 
   it('bad files are rejected and the active files stay', async () => {

@@ -146,6 +146,10 @@ describe('prefix snapshot', () => {
     // Addresses inside the ranges, not only random ones (most of which no range covers).
     for (const [ip] of rows) expect(snap.lookupV4(ip >>> 0)).toBe(snap.lookup(formatV4(ip >>> 0)));
     expect(rows.some(([ip]) => snap.lookupV4(ip >>> 0) !== null)).toBe(true);
+    // idV4 names the same range by id, and match() gives it back.
+    const byId = (n: number): unknown => (snap.idV4(n) < 0 ? null : snap.match(snap.idV4(n)));
+    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => byId(n) === snap.lookupV4(n)), { numRuns: 2000 });
+    for (const [ip] of rows) expect(byId(ip >>> 0)).toBe(snap.lookupV4(ip >>> 0));
   });
 
   it('gives every range a distinct dense id, IPv4 and IPv6 alike', () => {
@@ -158,5 +162,7 @@ describe('prefix snapshot', () => {
     expect(ids.sort()).toEqual([0, 1, 2]);
     expect(snap.records).toBe(3);
     expect(snap.lookup('2001:db8::1')).toBe(snap.lookup('2001:db8::2'));
+    for (const ip of ['10.0.0.1', '11.0.0.1', '2001:db8::1']) expect(snap.match(snap.lookup(ip)!.id)).toBe(snap.lookup(ip));
+    for (const id of [-1, 3, 1.5, Number.NaN, 2 ** 40]) expect(snap.match(id)).toBeNull();
   });
 });

@@ -41,6 +41,14 @@ export class FakeGeo implements GeoSource {
   lookupV4(v4: number): GeoRecord | null {
     return this.lookup(v4Text(v4));
   }
+  /** The range's index: the same key for every address of a range, as a data pointer is for a block. */
+  keyV4(v4: number): number {
+    const rec = this.lookupV4(v4);
+    return rec === null ? -1 : this.ranges.findIndex((r) => r.rec === rec);
+  }
+  recordV4(key: number): GeoRecord | null {
+    return this.ranges[key]?.rec ?? null;
+  }
 }
 
 export class FakePrefixes implements PrefixSource {
@@ -65,6 +73,12 @@ export class FakePrefixes implements PrefixSource {
   }
   lookupV4(v4: number): PrefixMatch | null {
     return this.lookup(v4Text(v4));
+  }
+  idV4(v4: number): number {
+    return this.lookupV4(v4)?.id ?? -1;
+  }
+  match(id: number): PrefixMatch | null {
+    return this.ranges[id]?.match ?? null;
   }
   prefixCounts(asn: number): { ipv4: number; ipv6: number } {
     let ipv4 = 0;

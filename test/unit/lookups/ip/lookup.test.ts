@@ -141,6 +141,28 @@ describe('/v1/ip answer', () => {
     expect(swapping('8.8.8.8').city).toBe('Mudville');
   });
 
+  it('a new geo source reuses record keys for other records: no bytes kept for the old one are served', () => {
+    // Key 0 is a different record in each source.
+    const before = new FakeGeo([['8.8.8.0', '8.8.8.255', { city: 'Mudville', country_code: 'US' }]]);
+    const after = new FakeGeo([['8.8.8.0', '8.8.8.255', { city: 'New Mudville', country_code: 'FR' }]]);
+    let current = before;
+    const bytes = createIpBytesAnswerer({ get geo() { return current; }, prefixes, asns: null });
+    expect(JSON.parse(bytes('8.8.8.8').toString())).toMatchObject({ city: 'Mudville', country_code: 'US' });
+    current = after;
+    expect(JSON.parse(bytes('8.8.8.8').toString())).toMatchObject({ city: 'New Mudville', country_code: 'FR', country: 'France' });
+  });
+
+  it('new AS-names data renames ranges without an organisation on the next request', () => {
+    let names = new FakeAsns([{ asn: 19281, name: 'QUAD9-AS', description: 'Mudville Resolver Co-op' }]);
+    const datasets = { geo, prefixes, get asns() { return names; } };
+    const bytes = createIpBytesAnswerer(datasets);
+    const object = createIpAnswerer(datasets);
+    expect(JSON.parse(bytes('9.9.9.9').toString())).toMatchObject({ as_name: 'Mudville Resolver Co-op' });
+    names = new FakeAsns([{ asn: 19281, name: 'QUAD9-AS', description: 'Renamed Resolver Co-op' }]);
+    expect(JSON.parse(bytes('9.9.9.9').toString())).toMatchObject({ as_name: 'Renamed Resolver Co-op', isp: 'AS19281 Renamed Resolver Co-op' });
+    expect(object('9.9.9.9')).toMatchObject({ as_name: 'Renamed Resolver Co-op' });
+  });
+
   it('a new prefix source reuses range ids for other ranges: nothing memoised from the old one is served', () => {
     // id 0 names a different range, AS and organisation in each source.
     const before = new FakePrefixes([['8.8.8.0', '8.8.8.255', 15169, 'Elbonia Networks']]);
