@@ -160,3 +160,36 @@ export function cidrRangeV6(base: bigint, bits: number): [bigint, bigint] {
   const start = base & ~mask & ((1n << 128n) - 1n);
   return [start, start | mask];
 }
+
+/**
+ * IPv4 fast path of cidrWithin on plain numbers (start ≤ a ≤ end): the prefix length of the largest
+ * aligned block that holds `a` inside [start, end]. That block is one of the range's canonical CIDR
+ * blocks, so its base identifies it among every address of the range.
+ */
+export function v4BlockLen(a: number, start: number, end: number): number {
+  const width = end - start + 1;
+  if (width >= 0x100000000) return 0;
+  // No block larger than the range fits: start at the longest length whose size ≤ width.
+  for (let len = 1 + Math.clz32(width); len < 32; len++) {
+    const mask = (-1 << (32 - len)) >>> 0;
+    const base = (a & mask) >>> 0;
+    if (base >= start && (base | ~mask) >>> 0 <= end) return len;
+  }
+  return 32;
+}
+
+export function v4BlockBase(a: number, len: number): number {
+  return len === 0 ? 0 : (a & (-1 << (32 - len))) >>> 0;
+}
+
+/**
+ * Sub-keys of one range's blocks: a range's canonical CIDR blocks have at most two of each length, and
+ * of two equal-sized blocks of length `len` the lower has bit (32 − len) of its base set and the higher
+ * has it clear (otherwise the block's parent would fit in the range too, and the block would not be the
+ * largest). So 2 · len + that bit (0..65) tells a range's blocks apart.
+ */
+export const V4_BLOCKS_PER_RANGE = 66;
+
+export function v4BlockSubKey(base: number, len: number): number {
+  return 2 * len + (len === 0 ? 0 : (base >>> (32 - len)) & 1);
+}

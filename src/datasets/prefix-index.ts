@@ -3,6 +3,7 @@
 import type { DatasetMeta, PrefixMatch, PrefixSource } from './types.js';
 import { IdMemo } from '../platform/id-memo.js';
 import type { PrefixRow } from './parse/prefixes.js';
+import { V4_BLOCKS_PER_RANGE, v4BlockBase, v4BlockLen, v4BlockSubKey } from './ip.js';
 import {
   findV4,
   findV6,
@@ -168,8 +169,12 @@ export class PrefixSnapshot implements PrefixSource {
     return this.matches4.get(r) ?? this.match4(r);
   }
 
-  idV4(v4: number): number {
-    return findV4(this.share.v4, v4);
+  blockKeyV4(v4: number): number {
+    const r = findV4(this.share.v4, v4);
+    if (r < 0) return -1;
+    const t = this.share.v4.ranges;
+    const len = v4BlockLen(v4, t.start[r]!, t.end[r]!);
+    return r * V4_BLOCKS_PER_RANGE + v4BlockSubKey(v4BlockBase(v4, len), len);
   }
 
   match(id: number): PrefixMatch | null {

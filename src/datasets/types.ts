@@ -61,8 +61,13 @@ export interface PrefixSource {
   lookup(ip: string): PrefixMatch | null;
   /** The same for an IPv4 address already parsed (unsigned 32-bit). */
   lookupV4(v4: number): PrefixMatch | null;
-  /** The id of what lookupV4 answers, or -1: lets a consumer cache per range without the match object. */
-  idV4(v4: number): number;
+  /**
+   * A key for the CIDR block API.md's `prefix` names for an IPv4 address (the largest block inside the
+   * most specific range holding it), or -1 when no range holds it. Keys are unique per block of this
+   * source, and Math.floor(key / V4_BLOCKS_PER_RANGE) is the range's id: a consumer can cache per block
+   * without reading the match object.
+   */
+  blockKeyV4(v4: number): number;
   /** The range with an id (0 ≤ id < records), or null for any other number. */
   match(id: number): PrefixMatch | null;
   /** Number of ranges originated by an AS, per family. */

@@ -1,6 +1,10 @@
 // Strict IP address parsing and canonical text, shared by the ip and asn lookups (and usable by
 // others). Hand-written rather than ipaddr.js/net.isIP: ipaddr.js accepts "1.2.3" and "01.2.3.4"
 // (DEPENDENCIES.md §8) and net.isIP accepts zone ids ("fe80::1%eth0"), both of which API.md rejects.
+import { v4BlockBase, v4BlockLen } from '../datasets/ip.js';
+
+// The block helpers live with the datasets' other IPv4 arithmetic (the prefix index keys blocks too).
+export { v4BlockBase, v4BlockLen };
 
 export interface IpAddress {
   readonly version: 4 | 6;
@@ -210,25 +214,4 @@ export function cidrWithin(ip: IpAddress, start: IpAddress, end: IpAddress): str
     }
   }
   return null; // unreachable: the /width block is the address itself
-}
-
-/**
- * IPv4 fast path of cidrWithin on plain numbers (start ≤ a ≤ end): the prefix length of the largest
- * aligned block that holds `a` inside [start, end]. That block is one of the range's canonical CIDR
- * blocks, so its base identifies it among every address of the range.
- */
-export function v4BlockLen(a: number, start: number, end: number): number {
-  const width = end - start + 1;
-  if (width >= 0x100000000) return 0;
-  // No block larger than the range fits: start at the longest length whose size ≤ width.
-  for (let len = 1 + Math.clz32(width); len < 32; len++) {
-    const mask = (-1 << (32 - len)) >>> 0;
-    const base = (a & mask) >>> 0;
-    if (base >= start && (base | ~mask) >>> 0 <= end) return len;
-  }
-  return 32;
-}
-
-export function v4BlockBase(a: number, len: number): number {
-  return len === 0 ? 0 : (a & (-1 << (32 - len))) >>> 0;
 }

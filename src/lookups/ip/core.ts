@@ -4,6 +4,7 @@ import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, typ
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { IdMemo } from '../../platform/id-memo.js';
 import { ByteTable } from '../../platform/byte-table.js';
+import { V4_BLOCKS_PER_RANGE } from '../../datasets/ip.js';
 import { derivedSlot } from '../../datasets/derived-slot.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
@@ -240,10 +241,10 @@ export class GeoBytesCache {
 }
 
 /**
- * The AS part of IPv4 answers as JSON members in UTF-8, by range id: what RangeInfoCache and asPart
- * give, without reading the match, the range info and the part object on every answer (the same
- * cache misses as above). A range that is not one CIDR block has a part per block: it is stored empty
- * and goes the long way.
+ * The AS part of IPv4 answers as JSON members in UTF-8, by the prefix source's block key: what
+ * RangeInfoCache and asPart give, without reading the match, the range info, the block memo and the
+ * part object on every answer (the same cache misses as above; nearly half the ranges of the default
+ * data are not one CIDR block, so their parts are per block).
  */
 export class AsBytesCache {
   private source: unknown = undefined;
@@ -258,23 +259,15 @@ export class AsBytesCache {
       this.names = namesVersion;
       this.table.clear();
     }
-    const id = source.idV4(ip.words[0]);
-    if (id < 0) return memberBytes(NO_AS);
-    let bytes = this.table.get(id);
-    if (bytes === undefined) {
-      const info = this.info(id, source, namesVersion);
-      bytes = this.table.set(id, info === null || info.asn === 0 ? memberBytes(NO_AS) : info.whole === null ? EMPTY : memberBytes(info.whole));
-    }
-    return bytes.length > 0 ? bytes : memberBytes(asPart(ip, this.info(id, source, namesVersion)));
-  }
-
-  private info(id: number, source: PrefixSource, namesVersion: unknown): RangeInfo | null {
-    const match = source.match(id);
-    return match === null ? null : this.ranges.get(match, source, namesVersion);
+    const key = source.blockKeyV4(ip.words[0]);
+    if (key < 0) return memberBytes(NO_AS);
+    const bytes = this.table.get(key);
+    if (bytes !== undefined) return bytes;
+    const match = source.match(Math.floor(key / V4_BLOCKS_PER_RANGE));
+    return this.table.set(key, memberBytes(asPart(ip, match === null ? null : this.ranges.get(match, source, namesVersion))));
   }
 }
 
-const EMPTY = new Uint8Array(0);
 
 /** The full answer for a public address. */
 export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): IpResult {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cidrRangeV4, cidrRangeV6, formatV4, formatV6, parseV4, parseV6 } from '../../../src/datasets/ip.js';
+import { V4_BLOCKS_PER_RANGE, cidrRangeV4, cidrRangeV6, formatV4, formatV6, parseV4, parseV6 } from '../../../src/datasets/ip.js';
+import { cidrWithin, parseIp } from '../../../src/lookups/ip-address.js';
 import { findV4, findV6, flattenV4, flattenV6, parseForLookup, toV4Index, toV6Index } from '../../../src/datasets/range-index.js';
 import { PrefixIndexBuilder, PrefixSnapshot } from '../../../src/datasets/prefix-index.js';
 
@@ -146,10 +147,36 @@ describe('prefix snapshot', () => {
     // Addresses inside the ranges, not only random ones (most of which no range covers).
     for (const [ip] of rows) expect(snap.lookupV4(ip >>> 0)).toBe(snap.lookup(formatV4(ip >>> 0)));
     expect(rows.some(([ip]) => snap.lookupV4(ip >>> 0) !== null)).toBe(true);
-    // idV4 names the same range by id, and match() gives it back.
-    const byId = (n: number): unknown => (snap.idV4(n) < 0 ? null : snap.match(snap.idV4(n)));
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => byId(n) === snap.lookupV4(n)), { numRuns: 2000 });
-    for (const [ip] of rows) expect(byId(ip >>> 0)).toBe(snap.lookupV4(ip >>> 0));
+    // The block key names the same range by id, and match() gives it back.
+    const byKey = (n: number): unknown => (snap.blockKeyV4(n) < 0 ? null : snap.match(Math.floor(snap.blockKeyV4(n) / V4_BLOCKS_PER_RANGE)));
+    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => byKey(n) === snap.lookupV4(n)), { numRuns: 2000 });
+    for (const [ip] of rows) expect(byKey(ip >>> 0)).toBe(snap.lookupV4(ip >>> 0));
+  });
+
+  it('block keys: equal exactly when two addresses share the range and the CIDR block API.md names (property)', () => {
+    // Ranges that are mostly not one CIDR block, nested and overlapping.
+    const rows = fc.sample(fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 5000 })), { numRuns: 200, seed: 11 });
+    const builder = new PrefixIndexBuilder();
+    for (const [start, width] of rows) builder.add({ family: 4, start, end: Math.min(0xffffffff, start + width), asn: 1 + (start % 1000), org: null });
+    builder.add({ family: 4, start: 0, end: 0xffffffff, asn: 7, org: null });
+    const snap = new PrefixSnapshot(builder.build({ dataset: 'test', built_at: null }));
+    const block = (n: number): string => {
+      const m = snap.lookupV4(n)!;
+      const ip = parseIp(formatV4(n))!;
+      return `${m.id} ${cidrWithin(ip, parseIp(m.start)!, parseIp(m.end)!)}`;
+    };
+    // Neighbours of range bounds are where blocks change.
+    const near = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(...rows.map(([s]) => s)).chain((s) => fc.integer({ min: Math.max(0, s - 300), max: Math.min(0xffffffff, s + 5300) })));
+    fc.assert(fc.property(near, near, (a, b) => (snap.blockKeyV4(a) === snap.blockKeyV4(b)) === (block(a) === block(b))), { numRuns: 20000 });
+    // Every block of one wide, unaligned range has its own key.
+    const wide = new PrefixIndexBuilder();
+    wide.add({ family: 4, start: 0x0a000001, end: 0x0affff00, asn: 1, org: null });
+    const w = new PrefixSnapshot(wide.build({ dataset: 'test', built_at: null }));
+    const keys = new Map<number, string>();
+    for (let n = 0x0a000001; n <= 0x0affff00; n += 97) keys.set(w.blockKeyV4(n), cidrWithin(parseIp(formatV4(n))!, parseIp('10.0.0.1')!, parseIp('10.255.255.0')!)!);
+    for (const n of [0x0a000001, 0x0a000002, 0x0a000003, 0x0affff00, 0x0afffeff]) keys.set(w.blockKeyV4(n), cidrWithin(parseIp(formatV4(n))!, parseIp('10.0.0.1')!, parseIp('10.255.255.0')!)!);
+    expect(new Set(keys.values()).size).toBe(keys.size);
+    expect(keys.size).toBeGreaterThan(20);
   });
 
   it('gives every range a distinct dense id, IPv4 and IPv6 alike', () => {

@@ -3,6 +3,7 @@ import type {
   AsnRecord, AsnSource, DatasetMeta, GeoRecord, GeoSource, OuiRecord, OuiSource, PrefixMatch, PrefixSource,
 } from '../../../../src/datasets/types.js';
 import { compareWords, parseIp, v4Text, type IpAddress } from '../../../../src/lookups/ip-address.js';
+import { V4_BLOCKS_PER_RANGE, v4BlockBase, v4BlockLen, v4BlockSubKey } from '../../../../src/datasets/ip.js';
 
 function must(text: string): IpAddress {
   const ip = parseIp(text);
@@ -74,8 +75,12 @@ export class FakePrefixes implements PrefixSource {
   lookupV4(v4: number): PrefixMatch | null {
     return this.lookup(v4Text(v4));
   }
-  idV4(v4: number): number {
-    return this.lookupV4(v4)?.id ?? -1;
+  blockKeyV4(v4: number): number {
+    const m = this.lookupV4(v4);
+    if (m === null) return -1;
+    const r = this.ranges[m.id]!;
+    const len = v4BlockLen(v4, r.start.words[0], r.end.words[0]);
+    return m.id * V4_BLOCKS_PER_RANGE + v4BlockSubKey(v4BlockBase(v4, len), len);
   }
   match(id: number): PrefixMatch | null {
     return this.ranges[id]?.match ?? null;
