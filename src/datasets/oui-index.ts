@@ -22,11 +22,12 @@ function hexPrefix(s: string, digits: number): number {
   return v;
 }
 
-/** Keyed by the prefix's numeric value: no substring or string hashing per lookup. */
+/** Keyed by the prefix's numeric value: no substring or string hashing per lookup. Values are record indexes. */
 export class OuiSnapshot implements OuiSource {
-  private readonly by9 = new Map<number, OuiRecord>();
-  private readonly by7 = new Map<number, OuiRecord>();
-  private readonly by6 = new Map<number, OuiRecord>();
+  private readonly list: OuiRecord[] = [];
+  private readonly by9 = new Map<number, number>();
+  private readonly by7 = new Map<number, number>();
+  private readonly by6 = new Map<number, number>();
   /**
    * One bit per 24-bit prefix: set when an MA-M or MA-S block lies under it. Most addresses fall under
    * an OUI with none, and are answered with one Map probe instead of three.
@@ -40,7 +41,7 @@ export class OuiSnapshot implements OuiSource {
       const map = n === 9 ? this.by9 : n === 7 ? this.by7 : n === 6 ? this.by6 : null;
       const key = hexPrefix(r.prefix, n);
       if (map === null || key < 0) continue;
-      map.set(key, withDerivedSlot(r));
+      map.set(key, this.list.push(withDerivedSlot(r)) - 1);
       if (n > 6) {
         const oui = hexPrefix(r.prefix, 6);
         this.hasBlocks[oui >>> 3]! |= 1 << (oui & 7);
@@ -53,11 +54,19 @@ export class OuiSnapshot implements OuiSource {
   }
 
   lookup(hex12: string): OuiRecord | null {
-    if (hex12.length < 9) return hex12.length >= 6 ? this.by6.get(hexPrefix(hex12, 6)) ?? null : null;
+    return this.record(this.keyFor(hex12));
+  }
+
+  keyFor(hex12: string): number {
+    if (hex12.length < 9) return hex12.length >= 6 ? this.by6.get(hexPrefix(hex12, 6)) ?? -1 : -1;
     const n9 = hexPrefix(hex12, 9);
-    if (n9 < 0) return null;
+    if (n9 < 0) return -1;
     const oui = Math.floor(n9 / 4096);
-    if ((this.hasBlocks[oui >>> 3]! & (1 << (oui & 7))) === 0) return this.by6.get(oui) ?? null;
-    return this.by9.get(n9) ?? this.by7.get(Math.floor(n9 / 256)) ?? this.by6.get(oui) ?? null;
+    if ((this.hasBlocks[oui >>> 3]! & (1 << (oui & 7))) === 0) return this.by6.get(oui) ?? -1;
+    return this.by9.get(n9) ?? this.by7.get(Math.floor(n9 / 256)) ?? this.by6.get(oui) ?? -1;
+  }
+
+  record(key: number): OuiRecord | null {
+    return this.list[key] ?? null;
   }
 }

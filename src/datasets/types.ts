@@ -115,4 +115,11 @@ export interface OuiSource {
    * Authority itself is a parent block: it never wins over a deeper match.
    */
   lookup(hex12: string): OuiRecord | null;
+  /**
+   * The same match as a key (-1 for none): one per record for as long as the source lives, so a
+   * consumer can cache per record without reading it (the /v1/mac hot path).
+   */
+  keyFor(hex12: string): number;
+  /** The record under a key from keyFor (null for -1). */
+  record(key: number): OuiRecord | null;
 }

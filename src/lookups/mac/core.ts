@@ -204,6 +204,15 @@ const MAC_HEAD = Buffer.from('{"mac":"');
 const MAC_MID = Buffer.from('",');
 
 /**
+ * The members after `mac` of a unicast answer inside `record`, as UTF-8 without the opening brace:
+ * the same for every address the record covers (the caller checks that the answer is that kind).
+ */
+export function macUnicastPart(record: OuiRecord, meta: DatasetMeta | null): Buffer {
+  const { mac: _ignored, ...rest } = macResult({ hex: record.prefix.padEnd(12, '0'), bits: 48 }, record, meta);
+  return Buffer.from(JSON.stringify(rest).slice(1));
+}
+
+/**
  * JSON.stringify(macResult(...)) as UTF-8. For a unicast address inside an assignment (the common
  * answer) every member but `mac` depends on the record alone, so that part is encoded once per record
  * and the answer is copied together from it and the canonical address (ASCII, nothing to escape).
@@ -216,13 +225,15 @@ export function macResultBytes(mac: ParsedMac, record: OuiRecord | null, meta: D
   const slot = derivedSlot<UnicastPart>(record);
   let cached = slot !== undefined ? slot.value : unicastBytes.get(record);
   if (cached === undefined || cached.meta !== meta) {
-    const { mac: _ignored, ...rest } = macResult(mac, record, meta);
-    cached = { meta, bytes: Buffer.from(JSON.stringify(rest).slice(1)) };
+    cached = { meta, bytes: macUnicastPart(record, meta) };
     if (slot !== undefined) slot.value = cached;
     else unicastBytes.set(record, cached);
   }
-  const hex = mac.hex;
-  const rest = cached.bytes;
+  return macBytesWith(mac.hex, cached.bytes);
+}
+
+/** `{"mac":"<hex in colon form>",` followed by `rest`. */
+export function macBytesWith(hex: string, rest: Uint8Array): Buffer {
   // The address in colon form, written digit by digit (colonForm() as bytes, without its string pieces).
   const colonLength = hex.length + ((hex.length - 1) >> 1);
   const out = Buffer.allocUnsafe(MAC_HEAD.length + colonLength + MAC_MID.length + rest.length);

@@ -36,7 +36,13 @@ describe('OuiSnapshot', () => {
           const records = prefixes.map((p) => record(p));
           if (raParent) records.push(record('70B3D5', 'IEEE Registration Authority'));
           const snap = new OuiSnapshot({ dataset: 'test', built_at: null }, records.map((r) => ({ ...r })));
-          for (const a of addresses) expect(snap.lookup(a)?.prefix ?? null, a).toBe(naive(records, a)?.prefix ?? null);
+          for (const a of addresses) {
+            expect(snap.lookup(a)?.prefix ?? null, a).toBe(naive(records, a)?.prefix ?? null);
+            // The key form: the same record, one key per record.
+            expect(snap.record(snap.keyFor(a))).toBe(snap.lookup(a));
+            for (const b of addresses) if (snap.lookup(a) !== null) expect(snap.keyFor(a) === snap.keyFor(b)).toBe(snap.lookup(a) === snap.lookup(b));
+          }
+          expect(snap.record(-1)).toBeNull();
         },
       ),
       { numRuns: 500 },

@@ -122,4 +122,11 @@ export class FakeOui implements OuiSource {
     }
     return best;
   }
+  keyFor(hex12: string): number {
+    const best = this.lookup(hex12);
+    return best === null ? -1 : this.records.indexOf(best);
+  }
+  record(key: number): OuiRecord | null {
+    return this.records[key] ?? null;
+  }
 }

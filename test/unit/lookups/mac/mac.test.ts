@@ -232,6 +232,16 @@ describe('serialised answers', () => {
     );
   });
 
+  it('a new registry reuses record keys for other records: no part kept for the old one is served', () => {
+    const before = new FakeOui([RECORDS.find((r) => r.prefix === 'B827EB')!]);
+    const after = new FakeOui([{ ...RECORDS.find((r) => r.prefix === 'B827EB')!, vendor: 'Renamed Mud Ltd', country: 'FR' }]);
+    let current = before;
+    const swapping = createMacBytesAnswerer({ get oui() { return current; } });
+    expect(JSON.parse(swapping('B8:27:EB:00:00:01').toString())).toMatchObject({ vendor: 'Mudberry Pi Trading Ltd' });
+    current = after;
+    expect(JSON.parse(swapping('B8:27:EB:00:00:01').toString())).toMatchObject({ vendor: 'Renamed Mud Ltd', country: 'FR' });
+  });
+
   it('two addresses in one block share the record part but keep their own mac', () => {
     expect(JSON.parse(text('B8:27:EB:00:00:01'))).toMatchObject({ mac: 'B8:27:EB:00:00:01', vendor: 'Mudberry Pi Trading Ltd' });
     expect(JSON.parse(text('B8:27:EB:00:00:02'))).toMatchObject({ mac: 'B8:27:EB:00:00:02', vendor: 'Mudberry Pi Trading Ltd' });
