@@ -64,6 +64,8 @@ export class ByteTable {
   }
 
   clear(): void {
+    // Nothing stored yet (a cache's first source): keep the arena, whose pages are not even touched.
+    if (this.used === 0 && this.count === 0) return;
     this.slots.fill(0);
     this.arena = new Uint8Array(this.arenaBytes);
     this.used = 0;

@@ -268,7 +268,6 @@ export class AsBytesCache {
   }
 }
 
-
 /** The full answer for a public address. */
 export function ipResult(ip: IpAddress, geo: GeoFields, as: AsPart, source: IpSources): IpResult {
   return {
