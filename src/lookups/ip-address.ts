@@ -1,10 +1,8 @@
 // Strict IP address parsing and canonical text, shared by the ip and asn lookups (and usable by
 // others). Hand-written rather than ipaddr.js/net.isIP: ipaddr.js accepts "1.2.3" and "01.2.3.4"
 // (DEPENDENCIES.md §8) and net.isIP accepts zone ids ("fe80::1%eth0"), both of which API.md rejects.
+// The IPv4 block helpers cidrWithin uses live with the datasets' IPv4 arithmetic (the prefix index keys blocks too).
 import { v4BlockBase, v4BlockLen } from '../datasets/ip.js';
-
-// The block helpers live with the datasets' other IPv4 arithmetic (the prefix index keys blocks too).
-export { v4BlockBase, v4BlockLen };
 
 export interface IpAddress {
   readonly version: 4 | 6;

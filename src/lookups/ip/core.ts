@@ -1,10 +1,10 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
 import type { DatasetMeta, GeoRecord, GeoSource, PrefixMatch, PrefixSource } from '../../datasets/types.js';
-import { cidrWithin, compareWords, parseIp, v4BlockBase, v4BlockLen, v4Text, type IpAddress } from '../ip-address.js';
+import { cidrWithin, compareWords, parseIp, v4Text, type IpAddress } from '../ip-address.js';
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { IdMemo } from '../../platform/id-memo.js';
 import { ByteTable } from '../../platform/byte-table.js';
-import { V4_BLOCKS_PER_RANGE } from '../../datasets/ip.js';
+import { V4_BLOCKS_PER_RANGE, v4BlockBase, v4BlockLen } from '../../datasets/ip.js';
 import { derivedSlot } from '../../datasets/derived-slot.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
 
