@@ -123,8 +123,6 @@ export class Reply {
   }
 }
 
-const LOOKUP_BY_SEGMENT = new Map(ENDPOINTS.map((e) => [e.name, e]));
-
 export interface Dispatcher {
   /** The Reply, synchronously whenever no I/O is needed. */
   dispatch(view: RequestView): Reply | Promise<Reply>;
@@ -224,7 +222,7 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
         return deps.metricsText().then((text) => reply.set(200, text, 'text/plain; version=0.0.4; charset=utf-8'), (e: unknown) => fail(view, reply, e));
     }
 
-    const { endpoint, rawParam } = splitLookupPath(path);
+    const endpoint = lookupEndpoint(path);
     if (endpoint === undefined) {
       reply.route = 'not_found';
       throw new LookupError('not_found', `Not found: ${quote(path)} is not an endpoint; see the docs for the list`);
@@ -235,7 +233,7 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
     const admitted = deps.gate.admit(endpoint.klass, view);
     for (const k in admitted.headers) reply.header(k, admitted.headers[k]!);
     if (admitted.error !== null) throw admitted.error;
-    const param = decodeParam(rawParam, endpoint.name);
+    const param = decodeParam(rawLookupParam(path, endpoint), endpoint.name);
     if (deps.health.draining) throw new LookupError('draining', 'The daemon is shutting down; retry shortly', { 'retry-after': '5' });
 
     const query = view.query();
@@ -270,12 +268,22 @@ export function createDispatcher(deps: HttpDeps): Dispatcher {
   return { dispatch, record };
 }
 
-/** The lookup a `/v1/<name>/<param>` path names, and its raw (still percent-encoded) parameter. */
-export function splitLookupPath(path: string): { endpoint: (typeof ENDPOINTS)[number] | undefined; rawParam: string } {
-  if (!path.startsWith('/v1/')) return { endpoint: undefined, rawParam: '' };
-  const slash = path.indexOf('/', 4);
-  const name = slash === -1 ? path.slice(4) : path.slice(4, slash);
-  return { endpoint: LOOKUP_BY_SEGMENT.get(name as LookupName), rawParam: slash === -1 ? '' : path.slice(slash + 1) };
+type Endpoint = (typeof ENDPOINTS)[number];
+
+/** The lookup a `/v1/<name>` or `/v1/<name>/...` path names (names are matched case-sensitively). */
+export function lookupEndpoint(path: string): Endpoint | undefined {
+  if (!path.startsWith('/v1/')) return undefined;
+  // Compared in place: slicing out the name to look it up allocated a string per request.
+  for (const e of ENDPOINTS) {
+    const end = 4 + e.name.length;
+    if (path.startsWith(e.name, 4) && (path.length === end || path.charCodeAt(end) === 0x2f)) return e;
+  }
+  return undefined;
+}
+
+/** The raw (still percent-encoded) parameter of a path lookupEndpoint() gave `endpoint` for. */
+export function rawLookupParam(path: string, endpoint: Endpoint): string {
+  return path.slice(5 + endpoint.name.length);
 }
 
 /** A hyper-express request as the dispatcher sees it (prototype accessors: nothing allocated per request). */

@@ -111,6 +111,16 @@ class FamilyMatcher {
     this.buckets = buckets;
   }
 
+  /** IPv4 only: the entries' words 1–3 and their masks are all zero. */
+  matchV4(v4: number): string | null {
+    const list = this.buckets[v4 >>> 24]!;
+    for (let k = 0; k < list.length; k++) {
+      const e = list[k]!;
+      if ((v4 & e.m0) === e.net0) return e.reason;
+    }
+    return null;
+  }
+
   match(w: readonly number[]): string | null {
     const list = this.buckets[w[0]! >>> 24]!;
     for (let k = 0; k < list.length; k++) {
@@ -154,4 +164,9 @@ const MATCHERS = compile(SPECIAL_PURPOSE);
 /** The registry's name for the most specific special-purpose block holding `ip`, or null for a public address. */
 export function bogonReason(ip: IpAddress): string | null {
   return (ip.version === 4 ? MATCHERS.v4 : MATCHERS.v6).match(ip.words);
+}
+
+/** bogonReason() of the IPv4 address with this 32-bit value. */
+export function bogonReasonV4(v4: number): string | null {
+  return MATCHERS.v4.matchV4(v4);
 }

@@ -7,6 +7,7 @@ import type { IpAddress } from '../ip-address.js';
 import { LOCAL_MAX_AGE } from '../ip/index.js';
 import { RangeInfoCache, asPart, type AsPart, type RangeInfo } from '../ip/core.js';
 import { ASN_ACCEPTED, asnEndText, asnMiddleText, asnResult, asnResultForIp, isReservedAsn, parseAsnQuery, type AsnResult, type AsnSources } from './core.js';
+import { answerBuffer } from '../../platform/answer-buffer.js';
 
 export interface AsnDatasets {
   readonly prefixes: PrefixSource | null;
@@ -99,7 +100,7 @@ const PLAIN_QUERY = /^[0-9A-Za-z.:]*$/;
 function queryAnswerBytes(query: string, middle: Buffer, ip: string | null, end: Buffer | null): Buffer {
   const q = PLAIN_QUERY.test(query) ? query : JSON.stringify(query).slice(1, -1);
   const qBytes = q.length === query.length ? q.length : Buffer.byteLength(q);
-  const out = Buffer.allocUnsafe(QUERY_HEAD.length + qBytes + QUERY_END.length + middle.length + (ip?.length ?? 0) + (end?.length ?? 0));
+  const out = answerBuffer(QUERY_HEAD.length + qBytes + QUERY_END.length + middle.length + (ip?.length ?? 0) + (end?.length ?? 0));
   out.set(QUERY_HEAD, 0);
   let p = QUERY_HEAD.length;
   p += out.write(q, p, 'utf8');

@@ -1,9 +1,10 @@
 // Pure core of /v1/ip: the result shape from a parsed address, its geo record and its covering prefix.
 import type { DatasetMeta, GeoRecord, GeoSource, PrefixMatch, PrefixSource } from '../../datasets/types.js';
-import { cidrWithin, compareWords, parseIp, v4Text, type IpAddress } from '../ip-address.js';
+import { cidrWithin, compareWords, ipv4, parseIp, v4Text, type IpAddress } from '../ip-address.js';
 import { jsonOnce, memberBytes, withMemberBytes } from '../json-text.js';
 import { IdMemo } from '../../platform/id-memo.js';
 import { ByteTable } from '../../platform/byte-table.js';
+import { answerBuffer } from '../../platform/answer-buffer.js';
 import { V4_BLOCKS_PER_RANGE, v4BlockBase, v4BlockLen } from '../../datasets/ip.js';
 import { derivedSlot } from '../../datasets/derived-slot.js';
 import { continentCode, continentName, countryName, normaliseCountryCode, roundCoordinate, timezoneAt } from './geo-names.js';
@@ -253,18 +254,18 @@ export class AsBytesCache {
 
   constructor(private readonly ranges: RangeInfoCache) {}
 
-  get(ip: IpAddress, source: PrefixSource, namesVersion: unknown): Uint8Array {
+  get(v4: number, source: PrefixSource, namesVersion: unknown): Uint8Array {
     if (source !== this.source || namesVersion !== this.names) {
       this.source = source;
       this.names = namesVersion;
       this.table.clear();
     }
-    const key = source.blockKeyV4(ip.words[0]);
+    const key = source.blockKeyV4(v4);
     if (key < 0) return memberBytes(NO_AS);
     const bytes = this.table.get(key);
     if (bytes !== undefined) return bytes;
     const match = source.match(Math.floor(key / V4_BLOCKS_PER_RANGE));
-    return this.table.set(key, memberBytes(asPart(ip, match === null ? null : this.ranges.get(match, source, namesVersion))));
+    return this.table.set(key, memberBytes(asPart(ipv4(v4), match === null ? null : this.ranges.get(match, source, namesVersion))));
   }
 }
 
@@ -307,17 +308,17 @@ export function ipResultTail(source: IpSources): Buffer {
 /**
  * JSON.stringify(ipResult(...)) as UTF-8, copied together from fragments encoded once per record
  * (serialising the whole answer was about half the cost of a /v1/ip request): `g` and `a` are the
- * memberBytes() of the geo and AS parts, whose member order is ipResult's. `tail` is ipResultTail()
- * of the answer's sources.
+ * memberBytes() of the geo and AS parts, whose member order is ipResult's. `text` is the canonical
+ * address and `tail` ipResultTail() of the answer's sources.
  */
-export function ipResultBytes(ip: IpAddress, g: Uint8Array, a: Uint8Array, tail: Buffer): Buffer {
-  const mid = ip.version === 4 ? V4_MID : V6_MID;
-  // Canonical address text is ASCII and never needs JSON escaping.
-  const text = ip.text;
-  const out = Buffer.allocUnsafe(IP_HEAD.length + text.length + mid.length + g.length + 1 + a.length + tail.length);
-  // The short pieces byte by byte: a native write or set call costs more than the few bytes it copies.
+export function ipResultBytes(text: string, version: 4 | 6, g: Uint8Array, a: Uint8Array, tail: Buffer): Buffer {
+  const mid = version === 4 ? V4_MID : V6_MID;
+  const out = answerBuffer(IP_HEAD.length + text.length + mid.length + g.length + 1 + a.length + tail.length);
+  // The short pieces byte by byte: a native write or set call costs more than the few bytes it copies
+  // (the parts are longer, and a loop costs about a nanosecond per byte).
   let p = 0;
   for (let i = 0; i < IP_HEAD.length; i++) out[p++] = IP_HEAD[i]!;
+  // Canonical address text is ASCII and never needs JSON escaping.
   for (let i = 0; i < text.length; i++) out[p++] = text.charCodeAt(i);
   for (let i = 0; i < mid.length; i++) out[p++] = mid[i]!;
   out.set(g, p);

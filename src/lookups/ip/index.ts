@@ -2,8 +2,8 @@
 import type { AppContext } from '../../context.js';
 import type { AsnSource, DatasetMeta, GeoSource, PrefixSource } from '../../datasets/types.js';
 import { LookupError, quote } from '../../http/errors.js';
-import { bogonReason } from '../bogons.js';
-import { parseIp, type IpAddress } from '../ip-address.js';
+import { bogonReason, bogonReasonV4 } from '../bogons.js';
+import { ipv4, parseIp, parseIpv4, type IpAddress } from '../ip-address.js';
 import { EncodedResponse, type Lookup, type LookupResponse } from '../types.js';
 import { memberBytes } from '../json-text.js';
 import {
@@ -47,21 +47,26 @@ export function createIpBytesAnswerer(datasets: IpDatasets): (param: string) => 
   const noAs = memberBytes(NO_AS);
   let lastSource: IpSources | null = null;
   let tail: Buffer = Buffer.alloc(0);
+  const tailFor = (source: IpSources): Buffer => {
+    if (source !== lastSource) {
+      lastSource = source;
+      tail = ipResultTail(source);
+    }
+    return tail;
+  };
+  const answerV4 = (text: string, v4: number, geo: GeoSource | null, prefixes: PrefixSource | null, source: IpSources): Buffer => {
+    const g = geo === null ? noGeo : geoBytes.get(geo, v4);
+    const a = prefixes === null ? noAs : asBytes.get(v4, prefixes, datasets.asns);
+    return ipResultBytes(text, 4, g, a, tailFor(source));
+  };
   return createAnswerer(
     datasets,
     (ip, reason) => Buffer.from(JSON.stringify(bogonResult(ip, reason))),
     (ip, geo, prefixes, source) => {
-      if (source !== lastSource) {
-        lastSource = source;
-        tail = ipResultTail(source);
-      }
-      if (ip.version === 4) {
-        const g = geo === null ? noGeo : geoBytes.get(geo, ip.words[0]);
-        const a = prefixes === null ? noAs : asBytes.get(ip, prefixes, datasets.asns);
-        return ipResultBytes(ip, g, a, tail);
-      }
-      return ipResultBytes(ip, memberBytes(parts.geo(ip, geo)), memberBytes(parts.as(ip, prefixes)), tail);
+      if (ip.version === 4) return answerV4(ip.text, ip.words[0], geo, prefixes, source);
+      return ipResultBytes(ip.text, 6, memberBytes(parts.geo(ip, geo)), memberBytes(parts.as(ip, prefixes)), tailFor(source));
     },
+    answerV4,
   );
 }
 
@@ -88,10 +93,14 @@ class IpParts {
   }
 }
 
+type Answer<T> = (ip: IpAddress, geo: GeoSource | null, prefixes: PrefixSource | null, source: IpSources) => T;
+type AnswerV4<T> = (text: string, v4: number, geo: GeoSource | null, prefixes: PrefixSource | null, source: IpSources) => T;
+
 function createAnswerer<T>(
   datasets: IpDatasets,
   bogon: (ip: IpAddress, reason: string) => T,
-  result: (ip: IpAddress, geo: GeoSource | null, prefixes: PrefixSource | null, source: IpSources) => T,
+  result: Answer<T>,
+  resultV4: AnswerV4<T> = (text, v4, geo, prefixes, source) => result({ version: 4, text, words: [v4, 0, 0, 0] }, geo, prefixes, source),
 ): (param: string) => T {
   let lastGeo: DatasetMeta | null = null;
   let lastAsn: DatasetMeta | null = null;
@@ -106,16 +115,19 @@ function createAnswerer<T>(
   };
 
   return (param) => {
-    const ip = parseIp(param);
-    if (ip === null) throw invalidIp(param);
+    // A dotted quad (nearly all traffic) is answered by its value: no parsed address object per request.
+    const v4 = parseIpv4(param);
+    const ip = v4 < 0 ? parseIp(param) : null;
+    if (v4 < 0 && ip === null) throw invalidIp(param);
     const geoSource = datasets.geo;
     const prefixSource = datasets.prefixes;
-    const reason = bogonReason(ip);
-    if (reason !== null) return bogon(ip, reason);
+    const reason = ip === null ? bogonReasonV4(v4) : bogonReason(ip);
+    if (reason !== null) return bogon(ip ?? ipv4(v4), reason);
     if (geoSource === null && prefixSource === null) {
       throw new LookupError('dataset_unavailable', 'The geolocation and prefix datasets are not loaded yet; retry later', RETRY_AFTER);
     }
-    return result(ip, geoSource, prefixSource, sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null));
+    const source = sourcesFor(geoSource?.meta ?? null, prefixSource?.meta ?? null);
+    return ip === null ? resultV4(param, v4, geoSource, prefixSource, source) : result(ip, geoSource, prefixSource, source);
   };
 }
 

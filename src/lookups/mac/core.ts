@@ -1,6 +1,7 @@
 // Pure core of /v1/mac: notation parsing, canonical forms, the I/G and U/L bits, and the result shape.
 import type { DatasetMeta, OuiRecord } from '../../datasets/types.js';
 import { derivedSlot } from '../../datasets/derived-slot.js';
+import { answerBuffer } from '../../platform/answer-buffer.js';
 
 export interface ParsedMac {
   /** Upper-case hex digits as given: 12 for an address, 6, 7 or 9 for a prefix query. */
@@ -236,14 +237,14 @@ export function macResultBytes(mac: ParsedMac, record: OuiRecord | null, meta: D
 export function macBytesWith(hex: string, rest: Uint8Array): Buffer {
   // The address in colon form, written digit by digit (colonForm() as bytes, without its string pieces).
   const colonLength = hex.length + ((hex.length - 1) >> 1);
-  const out = Buffer.allocUnsafe(MAC_HEAD.length + colonLength + MAC_MID.length + rest.length);
-  out.set(MAC_HEAD, 0);
-  let p = MAC_HEAD.length;
+  const out = answerBuffer(MAC_HEAD.length + colonLength + MAC_MID.length + rest.length);
+  let p = 0;
+  for (let i = 0; i < MAC_HEAD.length; i++) out[p++] = MAC_HEAD[i]!;
   for (let i = 0; i < hex.length; i++) {
     if (i > 0 && (i & 1) === 0) out[p++] = 0x3a;
     out[p++] = hex.charCodeAt(i);
   }
-  out.set(MAC_MID, p);
-  out.set(rest, p + MAC_MID.length);
+  for (let i = 0; i < MAC_MID.length; i++) out[p++] = MAC_MID[i]!;
+  out.set(rest, p);
   return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseQuery, splitLookupPath } from '../../../src/http/server.js';
+import { lookupEndpoint, parseQuery, rawLookupParam } from '../../../src/http/server.js';
 
 /** The reference: URLSearchParams, the first value of a repeated key winning. */
 function reference(raw: string): Record<string, string> {
@@ -43,7 +43,7 @@ describe('parseQuery', () => {
   });
 });
 
-describe('splitLookupPath', () => {
+describe('lookupEndpoint and rawLookupParam', () => {
   it.each([
     ['/v1/ip/8.8.8.8', 'ip', '8.8.8.8'],
     ['/v1/ip', 'ip', ''],
@@ -53,9 +53,15 @@ describe('splitLookupPath', () => {
     ['/v1/', undefined, ''],
     ['/v2/ip/1.1.1.1', undefined, ''],
     ['/v1/ipx/1', undefined, '1'],
+    ['/v1/i/1', undefined, '1'],
+    ['/v1/pingx', undefined, ''],
+    ['/v1/ping/h', 'ping', 'h'],
+    ['/v1/ping', 'ping', ''],
+    ['/v1/asn//x', 'asn', '/x'],
+    ['/v1ip/1', undefined, ''],
   ])('%s', (path, name, param) => {
-    const { endpoint, rawParam } = splitLookupPath(path);
+    const endpoint = lookupEndpoint(path);
     expect(endpoint?.name).toBe(name);
-    if (name !== undefined) expect(rawParam).toBe(param);
+    if (endpoint !== undefined) expect(rawLookupParam(path, endpoint)).toBe(param);
   });
 });
