@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { SPECIAL_PURPOSE, bogonReason } from '../../../../src/lookups/bogons.js';
-import { parseIp } from '../../../../src/lookups/ip-address.js';
+import { SPECIAL_PURPOSE, bogonReason, bogonReasonV4 } from '../../../../src/lookups/bogons.js';
+import { ipv4, parseIp } from '../../../../src/lookups/ip-address.js';
 
 const reason = (s: string) => bogonReason(parseIp(s)!);
 
@@ -119,5 +119,24 @@ describe('bogonReason', () => {
       expect(bogonReason(ip), cidr).not.toBeNull();
       if (!SPECIAL_PURPOSE.some(([c]) => c !== cidr && c.startsWith(base!))) expect(bogonReason(ip), cidr).toBe(why);
     }
+  });
+
+  it('bogonReasonV4 (the by-value hot path) agrees with bogonReason on every IPv4 address, table edges included', () => {
+    const edges: number[] = [];
+    for (const [cidr] of SPECIAL_PURPOSE) {
+      const [base, bits] = cidr.split('/');
+      const ip = parseIp(base!)!;
+      if (ip.version !== 4 || base!.includes(':')) continue;
+      const first = ip.words[0];
+      const last = first + 2 ** (32 - Number(bits)) - 1;
+      edges.push(first, last, first - 1, last + 1);
+    }
+    for (const v of edges.filter((v) => v >= 0 && v <= 0xffffffff)) expect(bogonReasonV4(v), String(v)).toBe(bogonReason(ipv4(v)));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), (v) => {
+        expect(bogonReasonV4(v)).toBe(bogonReason(ipv4(v)));
+      }),
+      { numRuns: 20000 },
+    );
   });
 });

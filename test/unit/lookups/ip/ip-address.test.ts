@@ -2,7 +2,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { cidrWithin, parseIp } from '../../../../src/lookups/ip-address.js';
+import { cidrWithin, parseIp, parseIpv4 } from '../../../../src/lookups/ip-address.js';
 
 describe('parseIp: accepted notations', () => {
   it.each([
@@ -179,5 +179,18 @@ describe('cidrWithin: the largest CIDR inside a range that holds the address', (
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('parseIpv4 (the by-value hot path)', () => {
+  it('is the value parseIp gives a colon-free IPv4 address, and -1 for everything parseIp does not read as a dotted quad', () => {
+    const expectSame = (s: string): void => {
+      const ip = parseIp(s);
+      const want = ip !== null && ip.version === 4 && !s.includes(':') ? ip.words[0] : -1;
+      expect(parseIpv4(s), JSON.stringify(s)).toBe(want);
+    };
+    fc.assert(fc.property(fc.ipV4(), (s) => expectSame(s)), { numRuns: 5000 });
+    fc.assert(fc.property(fc.oneof(fc.ipV4Extended(), fc.ipV6(), fc.string({ maxLength: 20 }), fc.stringMatching(/^[0-9.]{0,18}$/)), (s) => expectSame(s)), { numRuns: 5000 });
+    for (const s of ['', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.256', '1.2.3.4 ', '::ffff:1.2.3.4', '255.255.255.255', '0.0.0.0']) expectSame(s);
   });
 });
