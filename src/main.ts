@@ -13,7 +13,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openDatabase } from './platform/sqlite.js';
 import { claimPort } from './platform/port.js';
-import { lowerThreadPriority } from './platform/process.js';
+import { lowerThreadPriority, tuneGcForServing } from './platform/process.js';
 import { isSea, workerSource } from './platform/runtime.js';
 import type { MainToWorker, WorkerData, WorkerToMain } from './worker-protocol.js';
 
@@ -37,6 +37,8 @@ export interface RunningDaemon {
 /** `netintel serve`: the main thread owns the data and the scheduler; worker threads serve HTTP on one port. */
 export async function serve(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningDaemon> {
   const t0 = Date.now();
+  // Before any dataset is loaded or worker started: the workers' isolates read the same flags.
+  tuneGcForServing();
   // SIGHUP means "refresh now" and must never end the daemon (Node's default): take it over first.
   let scheduler: RefreshScheduler | null = null;
   const onHangup = (): void => {
