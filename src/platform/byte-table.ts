@@ -15,6 +15,8 @@ export class ByteTable {
   private arena: Uint8Array;
   private used = 0;
   private count = 0;
+  private builtFrom: unknown = undefined;
+  private builtFromToo: unknown = undefined;
 
   constructor(
     private readonly maxEntries: number,
@@ -61,6 +63,17 @@ export class ByteTable {
     slots[i * 3 + 2] = bytes.length;
     this.used += bytes.length;
     return view;
+  }
+
+  /**
+   * Empties the table when the data its entries are built from is not what they were built from (a
+   * dataset swap); `source` and `alsoFrom` are compared by identity. Callers run it before each lookup.
+   */
+  useFor(source: unknown, alsoFrom: unknown = undefined): void {
+    if (source === this.builtFrom && alsoFrom === this.builtFromToo) return;
+    this.builtFrom = source;
+    this.builtFromToo = alsoFrom;
+    this.clear();
   }
 
   clear(): void {

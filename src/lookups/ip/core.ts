@@ -222,16 +222,12 @@ const AS_PARTS = 65_536;
  * was four of them.
  */
 export class GeoBytesCache {
-  private source: GeoSource | null = null;
   private readonly table = new ByteTable(GEO_PARTS, GEO_PARTS * 320);
 
   constructor(private readonly fields: GeoFieldsCache) {}
 
   get(source: GeoSource, v4: number): Uint8Array {
-    if (source !== this.source) {
-      this.source = source;
-      this.table.clear();
-    }
+    this.table.useFor(source);
     const key = source.keyV4(v4);
     if (key < 0) return memberBytes(NO_GEO);
     const bytes = this.table.get(key);
@@ -248,18 +244,12 @@ export class GeoBytesCache {
  * data are not one CIDR block, so their parts are per block).
  */
 export class AsBytesCache {
-  private source: unknown = undefined;
-  private names: unknown = undefined;
   private readonly table = new ByteTable(AS_PARTS, AS_PARTS * 96);
 
   constructor(private readonly ranges: RangeInfoCache) {}
 
   get(v4: number, source: PrefixSource, namesVersion: unknown): Uint8Array {
-    if (source !== this.source || namesVersion !== this.names) {
-      this.source = source;
-      this.names = namesVersion;
-      this.table.clear();
-    }
+    this.table.useFor(source, namesVersion);
     const key = source.blockKeyV4(v4);
     if (key < 0) return memberBytes(NO_AS);
     const bytes = this.table.get(key);

@@ -39,14 +39,10 @@ const UNICAST_PARTS = 32_768;
 
 /** The shared part of unicast answers (macUnicastPart) per record key of one OUI source. */
 class UnicastBytesCache {
-  private source: OuiSource | null = null;
   private readonly table = new ByteTable(UNICAST_PARTS, UNICAST_PARTS * 400);
 
   get(oui: OuiSource, key: number): Uint8Array {
-    if (oui !== this.source) {
-      this.source = oui;
-      this.table.clear();
-    }
+    this.table.useFor(oui);
     return this.table.get(key) ?? this.table.set(key, macUnicastPart(oui.record(key)!, oui.meta));
   }
 }

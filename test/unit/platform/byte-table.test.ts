@@ -70,4 +70,22 @@ describe('ByteTable', () => {
     expect(table.get(5)).toEqual(new Uint8Array(0));
     expect(table.get(6)).toBeUndefined();
   });
+
+  it('useFor empties the table only when what its entries were built from changes (by identity)', () => {
+    const table = new ByteTable(8, 64);
+    const a = {};
+    const names = {};
+    table.useFor(a, names);
+    table.set(1, bytes('x'));
+    table.useFor(a, names);
+    expect(text(table.get(1))).toBe('x');
+    table.useFor({}, names);
+    expect(table.get(1)).toBeUndefined();
+    table.set(1, bytes('y'));
+    table.useFor(table, names);
+    table.set(2, bytes('z'));
+    table.useFor(table, {});
+    expect(table.get(2)).toBeUndefined();
+    expect(table.size).toBe(0);
+  });
 });
